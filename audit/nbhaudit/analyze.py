@@ -1,0 +1,500 @@
+# SPDX-License-Identifier: GPL-2.0
+"""From per-file facts to verdicts: call graph, softirq reachability,
+lexical sections at every access, protection, verdict per datum."""
+
+import bisect
+import collections
+import os
+import re
+
+from . import cfacts, knowledge as K
+
+VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
+
+
+class Fn:
+    __slots__ = ("file", "name", "line", "end", "static", "init", "params",
+                 "calls", "field_calls", "protos", "local_cpu", "dead",
+                 "snaps", "lexical", "id")
+
+    def __init__(self, rel, d, dead):
+        self.file = rel
+        self.name = d["name"]
+        self.line = d["line"]
+        self.end = d["end"]
+        self.static = d["static"]
+        self.init = d["init"]
+        self.params = d["params"]
+        self.calls = [c for c in d["calls"] if c["line"] not in dead]
+        self.field_calls = [c for c in d["field_calls"] if c["line"] not in dead]
+        self.protos = d["protos"]
+        self.local_cpu = set(d["local_cpu"])
+        self.dead = d["line"] in dead
+        self.lexical = d.get("lexical_calls", False)
+        self.id = "%s:%s" % (rel, d["name"])
+        self.snaps = None
+
+    def where(self):
+        return "%s:%d" % (self.file, self.line)
+
+
+def _words(s):
+    return set(re.findall(r"\w+", s))
+
+
+class Snapshot:
+    """Open sections before a call: lists of (call name, line, argument)."""
+    KINDS = ("bh", "irq", "preempt", "nested", "local", "locks")
+
+    def __init__(self):
+        for k in self.KINDS:
+            setattr(self, k, [])
+
+    def copy(self):
+        s = Snapshot()
+        for k in self.KINDS:
+            setattr(s, k, list(getattr(self, k)))
+        return s
+
+
+def _push_pop(snap, c):
+    """Update snap with the effect of call c."""
+    f = c["f"]
+    arg = c["args"][0] if c["args"] else ""
+    item = (f, c["line"], arg)
+    exits = c.get("exits")
+
+    def pop(kind, match_arg=False):
+        lst = getattr(snap, kind)
+        if exits or not lst:
+            return
+        if match_arg:
+            for i in range(len(lst) - 1, -1, -1):
+                if lst[i][2] == arg:
+                    del lst[i]
+                    return
+        lst.pop()
+
+    if K.bh_on(f):
+        snap.bh.append(item)
+    elif K.bh_off(f):
+        pop("bh")
+    if f in K.IRQ_ON:
+        snap.irq.append(item)
+    elif f in K.IRQ_OFF:
+        pop("irq")
+    if f in K.PREEMPT_ON:
+        snap.preempt.append(item)
+    elif f in K.PREEMPT_OFF:
+        pop("preempt")
+    if f in K.NESTED_ON:
+        snap.nested.append(item)
+    elif f in K.NESTED_OFF:
+        pop("nested", True)
+    elif f in K.LOCAL_ON:
+        snap.local.append(item)
+    elif f in K.LOCAL_OFF:
+        pop("local", True)
+    elif K.lock_on(f):
+        snap.locks.append(item)
+    elif K.lock_off(f):
+        pop("locks", True)
+
+
+def snapshots(fn):
+    """[(line, col, snapshot before the call)] for every call of fn."""
+    if fn.snaps is None:
+        snap = Snapshot()
+        out = []
+        for c in fn.calls:
+            out.append(((c["line"], c["col"]), snap.copy()))
+            _push_pop(snap, c)
+        out.append(((10 ** 9, 0), snap.copy()))
+        fn.snaps = out
+    return fn.snaps
+
+
+def state_at(fn, line, col=0):
+    """Sections open at (line, col): the effect of every call before it."""
+    snaps = snapshots(fn)
+    i = bisect.bisect_left([k for k, _ in snaps], (line, col))
+    return snaps[min(i, len(snaps) - 1)][1]
+
+
+class Audit:
+    def __init__(self, tree, facts, header_structs, paths):
+        self.tree = tree
+        self.facts = facts
+        self.paths = paths
+        self.fns = []
+        self.by_name = collections.defaultdict(list)
+        self.dead = {}
+        for rel, f in sorted(facts.items()):
+            dead = set(f["rt_dead"])
+            self.dead[rel] = dead
+            for d in f["functions"]:
+                fn = Fn(rel, d, dead)
+                if fn.dead:
+                    continue
+                self.fns.append(fn)
+                self.by_name[fn.name].append(fn)
+        self.structs = dict(header_structs)
+        for rel, f in sorted(facts.items()):
+            for name, s in f["structs"].items():
+                s = dict(s, file=rel)
+                if name not in self.structs or self.structs[name].get("header"):
+                    self.structs[name] = s
+        self._index_percpu()
+        self._index_fnptrs()
+        self._texts = {}
+
+    # --- indexes ----------------------------------------------------------
+
+    def _index_percpu(self):
+        self.datums = {}
+        for rel, f in sorted(self.facts.items()):
+            for d in f["percpu_defs"]:
+                old = self.datums.get(d["name"])
+                if d["kind"] == "define" and old is None:
+                    self.datums[d["name"]] = dict(d, file=rel)
+        self.ptr_vars = {}
+        for rel, f in sorted(self.facts.items()):
+            for d in f["percpu_ptr_vars"]:
+                self.ptr_vars.setdefault(d["name"], dict(d, file=rel))
+        self.percpu_fields = collections.defaultdict(list)
+        for name, s in sorted(self.structs.items()):
+            for field, typ in s.get("percpu", {}).items():
+                self.percpu_fields[field].append((name, s, typ))
+
+    def _index_fnptrs(self):
+        self.field_targets = collections.defaultdict(list)
+        self.entries = {}
+        for rel, f in sorted(self.facts.items()):
+            dead = self.dead[rel]
+            for p in f["fnptrs"]:
+                if p["line"] in dead:
+                    continue
+                for fn in self.resolve(p["fn"], rel):
+                    self.field_targets[p["field"]].append((fn, p, rel))
+            for r in f["top_registrations"]:
+                reason = K.TOP_REGISTRATIONS[r["macro"]]
+                for fn in self.resolve(r["fn"], rel):
+                    self._entry(fn, reason, rel, r["line"])
+        for field, typ, how, reason in K.ENTRY_FIELDS:
+            for fn, p, rel in self.field_targets.get(field, ()):
+                if (typ is None or p["type"] == typ) and (how is None or p["how"] == how):
+                    self._entry(fn, reason, rel, p["line"])
+        for fn in self.fns:
+            for c in fn.calls:
+                reg = K.REGISTRATIONS.get(c["f"])
+                if reg and len(c["args"]) > reg[0]:
+                    for cb in self.resolve(c["args"][reg[0]].lstrip("&"), fn.file):
+                        self._entry(cb, reg[1], fn.file, c["line"])
+        for name, reason in K.NAPI_APIS.items():
+            for fn in self.by_name.get(name, ()):
+                self._entry(fn, reason, fn.file, fn.line)
+        self._bpf_helpers()
+
+    def _bpf_helpers(self):
+        """Helpers reachable from XDP, tc and lwt programs."""
+        proto_fn = {}
+        for fn, p, rel in self.field_targets.get("func", ()):
+            if p["type"] == "bpf_func_proto" and p["var"]:
+                proto_fn.setdefault(p["var"], []).append(fn)
+        roots = [fn for fn in self.fns if K.BPF_PROTO_ROOTS.match(fn.name)]
+        seen, todo = set(), list(roots)
+        while todo:
+            fn = todo.pop()
+            if fn.id in seen:
+                continue
+            seen.add(fn.id)
+            for c in fn.calls:
+                if K.BPF_PROTO_FUNCS.match(c["f"]):
+                    todo.extend(self.resolve(c["f"], fn.file))
+            for proto in fn.protos:
+                for helper in proto_fn.get(proto, ()):
+                    self._entry(helper, "BPF helper %s returned by %s() (XDP/tc/lwt programs run in softirq)"
+                                % (proto, fn.name), fn.file, fn.line)
+
+    def _entry(self, fn, reason, rel, line):
+        self.entries.setdefault(fn.id, (fn, {"kind": "entry", "reason": reason,
+                                             "file": rel, "line": line}))
+
+    def resolve(self, name, rel):
+        fns = self.by_name.get(name)
+        if not fns:
+            return []
+        same = [f for f in fns if f.file == rel]
+        if same:
+            return same
+        glob = [f for f in fns if not f.static]
+        if glob:
+            return glob
+        return [f for f in fns if f.file.endswith(".h")]
+
+    # --- call graph and softirq reachability -------------------------------
+
+    def callees(self, fn):
+        """(callee, call) pairs, including calls through function pointers."""
+        out = []
+        for c in fn.calls:
+            f = c["f"]
+            targets = self.resolve(f, fn.file)
+            if targets:
+                out.extend((t, c) for t in targets)
+            elif f in self.field_targets:
+                out.extend((t, c) for t in self._field(f))
+            m = K.INDIRECT_CALL.match(f)
+            if m and c["args"]:
+                last = re.findall(r"\w+", c["args"][0])
+                if last:
+                    out.extend((t, c) for t in self._field(last[-1]))
+            if f not in K.DEFERRAL:
+                for a in c["args"]:
+                    name = a.lstrip("&")
+                    if re.fullmatch(r"\w+", name) and name != f:
+                        out.extend((t, c) for t in self.resolve(name, fn.file))
+        for fc in fn.field_calls:
+            call = {"f": "->" + fc["field"], "line": fc["line"], "col": 0, "args": []}
+            out.extend((t, call) for t in self._field(fc["field"]))
+        return out
+
+    def _field(self, field):
+        targets = self.field_targets.get(field, ())
+        if len(targets) > K.MAX_FIELD_TARGETS:
+            return []
+        return [t for t, _, _ in targets]
+
+    def reachability(self):
+        """fn.id -> (parent fn or None, reason) for functions that run with
+        BH disabled: softirq entries, their callees, and functions called
+        inside a BH-disabled section."""
+        parent = {}
+        queue = collections.deque()
+        for fid, (fn, reason) in sorted(self.entries.items()):
+            parent[fid] = (None, reason)
+            queue.append(fn)
+        self.callers = collections.defaultdict(int)
+        seeds = []
+        for fn in self.fns:
+            snaps = snapshots(fn)
+            for (key, snap), c in zip(snaps, fn.calls):
+                for t, _ in self._direct(fn, c):
+                    self.callers[t.id] += 1
+                if snap.bh:
+                    sec = snap.bh[-1]
+                    for t, _ in self._direct(fn, c):
+                        seeds.append((t, {"kind": "bh-section", "reason":
+                                          "called under %s() in %s()" % (sec[0], fn.name),
+                                          "file": fn.file, "line": c["line"],
+                                          "function": fn.name}))
+        for t, reason in seeds:
+            if t.id not in parent:
+                parent[t.id] = (None, reason)
+                queue.append(t)
+        while queue:
+            fn = queue.popleft()
+            for t, c in self.callees(fn):
+                if t.id not in parent:
+                    parent[t.id] = ((fn, c), None)
+                    queue.append(t)
+        self.parent = parent
+        return parent
+
+    def _direct(self, fn, c):
+        return [(t, c) for t in self.resolve(c["f"], fn.file)]
+
+    def path(self, fn):
+        """Call path from the softirq entry point (or BH section) to fn."""
+        chain = []
+        cur = fn
+        seen = set()
+        while cur is not None and cur.id not in seen:
+            seen.add(cur.id)
+            link, reason = self.parent[cur.id]
+            if link is None:
+                chain.append({"function": cur.name, "file": cur.file, "line": cur.line,
+                              "entry": reason})
+                break
+            caller, c = link
+            chain.append({"function": cur.name, "file": cur.file, "line": cur.line,
+                          "called_at": "%s:%d" % (caller.file, c["line"])})
+            cur = caller
+        return list(reversed(chain))
+
+    # --- accesses ---------------------------------------------------------
+
+    def text(self, rel):
+        if rel not in self._texts:
+            with open(os.path.join(self.tree, rel), errors="replace") as f:
+                t = cfacts.Text(f.read())
+            self._texts[rel] = (t, {fn["name"]: fn for fn in cfacts.functions(t)})
+        return self._texts[rel]
+
+    def datum_of(self, arg):
+        """(kind, name, member chain) for the accessor argument, or None."""
+        expr = arg.strip().lstrip("&").strip("()")
+        m = re.match(r"^(\w+)((?:\.\w+)*)$", expr)
+        if m and m.group(1) in self.datums:
+            return ("static", m.group(1), [x for x in m.group(2).split(".") if x])
+        if m and m.group(1) in self.ptr_vars and not m.group(2):
+            return ("ptrvar", m.group(1), [])
+        ids = re.findall(r"(?:->|\.)(\w+)", expr)
+        if ids and ids[-1] in self.percpu_fields:
+            return ("field", ids[-1], [])
+        return None
+
+    def accesses(self):
+        reach = self.reachability()
+        out = collections.defaultdict(list)
+        for fn in self.fns:
+            for c in fn.calls:
+                kind = None
+                if c["f"] in K.PTR_ACCESSORS:
+                    kind = "ptr"
+                elif K.op_accessor(c["f"]):
+                    kind = K.op_accessor(c["f"])
+                if not kind or not c["args"]:
+                    continue
+                d = self.datum_of(c["args"][0])
+                if not d:
+                    continue
+                self._record(out, fn, c, d, kind, reach)
+        self.rt_excluded = collections.Counter()
+        for rel, f in self.facts.items():
+            dead = self.dead[rel]
+            for d in f["functions"]:
+                for c in d["calls"]:
+                    if (c["line"] in dead or d["line"] in dead) and (
+                            c["f"] in K.PTR_ACCESSORS or K.op_accessor(c["f"])) and c["args"]:
+                        dd = self.datum_of(c["args"][0])
+                        if dd:
+                            key = dd[1] + "".join("." + x for x in dd[2][:2])
+                            self.rt_excluded[key] += 1
+                            self.rt_excluded[dd[1]] += 1
+        return out
+
+    def _record(self, out, fn, c, d, kind, reach):
+        dkind, name, chain = d
+        key = (dkind, name)
+        remote = False
+        if c["f"] in K.CPU_ARG:
+            cpu = c["args"][1] if len(c["args"]) > 1 else ""
+            local = re.fullmatch(r"(raw_)?smp_processor_id\(\)|get_cpu\(\)", cpu)
+            remote = not (local or cpu in fn.local_cpu)
+        base = {"file": fn.file, "function": fn.name, "accessor": c["f"],
+                "op": kind, "remote": remote}
+        uses = c.get("uses") or []
+        target = c.get("target")
+        struct_datum = dkind == "static" and self._struct_of(name) is not None
+        if struct_datum and uses and not chain:
+            for ch, line in uses:
+                out[key].append(self._access(fn, dict(base, line=line, col=0,
+                                                      member=ch), target, reach))
+            self._callee_uses(out, key, fn, c, target, base, reach)
+        else:
+            out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
+                                                  member=chain), target, reach))
+            if struct_datum and target:
+                self._callee_uses(out, key, fn, c, target, base, reach)
+        if c.get("returned"):
+            out[key][-1]["escapes"] = "returned by %s()" % fn.name
+
+    def _callee_uses(self, out, key, fn, c, var, base, reach):
+        """Pointer passed on to a callee: follow its member uses there."""
+        for cc in fn.calls:
+            if (cc["line"], cc["col"]) <= (c["line"], c["col"]):
+                continue
+            for i, a in enumerate(cc["args"]):
+                if a != var:
+                    continue
+                for callee in self.resolve(cc["f"], fn.file):
+                    if i >= len(callee.params) or not callee.params[i]:
+                        continue
+                    t, funcs = self.text(callee.file)
+                    cf = funcs.get(callee.name)
+                    if not cf:
+                        continue
+                    for ch, line in cfacts.member_uses(t, callee.params[i], cf["body"],
+                                                       cf["end_off"]):
+                        acc = dict(base, file=callee.file, function=callee.name,
+                                   line=line, col=0, member=ch,
+                                   via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))
+                        out[key].append(self._access(callee, acc, callee.params[i], reach))
+
+    def _struct_of(self, name):
+        d = self.datums.get(name)
+        if not d or "*" in d["type"]:
+            return None
+        m = re.match(r"(?:struct|union)\s+(\w+)$", d["type"])
+        return self.structs.get(m.group(1)) if m else None
+
+    def _access(self, fn, acc, target, reach):
+        snap = state_at(fn, acc["line"], acc["col"])
+        if acc["remote"]:
+            ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
+        elif fn.init:
+            ctx, ev = "init", {"note": "__init/__exit function"}
+        elif snap.bh:
+            s = snap.bh[-1]
+            ctx, ev = "bh-disabled", {"section": "%s()" % s[0],
+                                      "at": "%s:%d" % (fn.file, s[1])}
+        elif fn.id in reach:
+            ctx, ev = "softirq", {"path": self.path(fn)}
+        else:
+            n = self.callers.get(fn.id, 0)
+            ctx, ev = "process", {"note": "%d caller(s) in the audited files, none in BH context" % n
+                                  if n else "no caller found in the audited files"}
+        acc["context"] = ctx
+        acc["evidence"] = ev
+        acc["protection"] = self._protection(fn, acc, snap, target)
+        return acc
+
+    def _protection(self, fn, acc, snap, target):
+        names = {acc.get("datum_name", "")}
+        names.discard("")
+        if target:
+            names.add(target)
+        return snap, names
+
+    def protection(self, name, acc, lock_members):
+        """Name the protection in force at the access."""
+        snap, names = acc["protection"]
+        names = set(names) | {name}
+
+        def related(items):
+            return [it for it in items if _words(it[2]) & names]
+
+        if related(snap.nested):
+            it = related(snap.nested)[-1]
+            return "nested-bh", "%s(%s) at line %d" % (it[0], it[2], it[1])
+        fn_asserts = self._asserts(acc, names)
+        if fn_asserts:
+            arg = fn_asserts[0]
+            if any(re.search(r"\b%s\b" % re.escape(m), arg) for m in lock_members):
+                return "nested-bh", "lockdep_assert_held(%s)" % arg
+        if related(snap.local):
+            it = related(snap.local)[-1]
+            return "local-lock", "%s(%s) at line %d" % (it[0], it[2], it[1])
+        if related(snap.locks):
+            it = related(snap.locks)[-1]
+            return "lock", "%s(%s) at line %d" % (it[0], it[2], it[1])
+        if snap.irq:
+            it = snap.irq[-1]
+            return "irq-disabled", "%s() at line %d" % (it[0], it[1])
+        if acc["op"] == "irq-safe" and "*" not in self.datums.get(name, {}).get("type", ""):
+            return "irq-safe-op", "%s() is a single IRQ-safe operation" % acc["accessor"]
+        if snap.preempt or acc["accessor"] in K.PREEMPT_ACCESSORS:
+            it = snap.preempt[-1] if snap.preempt else (acc["accessor"], acc["line"], "")
+            return "preempt-only", "%s() at line %d: no exclusion against a preemptible softirq on PREEMPT_RT" % (it[0], it[1])
+        return "none", ""
+
+    def _asserts(self, acc, names):
+        fn = None
+        for f in self.by_name.get(acc["function"], ()):
+            if f.file == acc["file"]:
+                fn = f
+        if not fn:
+            return []
+        return [c["args"][0] for c in fn.calls if c["f"] in K.ASSERT_HELD and c["args"]
+                and _words(c["args"][0]) & names]

@@ -1,0 +1,503 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Lexical facts about one C file that spatch does not give us cheaply.
+
+spatch (facts.cocci) gives the calls with their arguments.  This module
+adds what needs the layout of the text: function extents (including
+BPF_CALL_n() helpers), per-CPU definitions, __percpu pointer fields,
+struct members, function pointers stored in initializers and fields,
+code that does not exist on PREEMPT_RT, and the block structure needed
+to tell an early-exit unlock from the end of a section.
+"""
+
+import bisect
+import re
+
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "typeof",
+            "__typeof__", "defined", "do", "else", "case", "goto",
+            "__attribute__", "asm", "__asm__", "volatile", "alignof",
+            "_Alignof", "__alignof__", "offsetof", "__builtin_expect"}
+
+
+_BLANK_RE = re.compile(r"""
+    ^[ \t]*\#(?:[^\n\\]|\\.|\\\n)*     # preprocessor line and continuations
+  | //[^\n]*
+  | /\*.*?\*/
+  | "(?:[^"\\\n]|\\.)*"
+  | '(?:[^'\\\n]|\\.)*'
+""", re.M | re.S | re.X)
+_NOT_NL = re.compile(r"[^\n]")
+
+
+def blank(text):
+    """Comments, string and character literals and preprocessor lines
+    replaced by spaces; newlines and offsets kept."""
+    return _BLANK_RE.sub(lambda m: _NOT_NL.sub(" ", m.group()), text)
+
+
+class Text:
+    """A file's text with offset/line conversions and matching braces."""
+
+    def __init__(self, text):
+        self.raw = text
+        self.code = blank(text)
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def line(self, off):
+        return bisect.bisect_right(self.starts, off)
+
+    def offset(self, line, col=0):
+        if line - 1 >= len(self.starts):
+            return len(self.raw)
+        return self.starts[line - 1] + col
+
+    def match(self, off, opening="{", closing="}"):
+        """Offset of the bracket closing the one at off, or -1."""
+        depth = 0
+        code = self.code
+        for i in range(off, len(code)):
+            c = code[i]
+            if c == opening:
+                depth += 1
+            elif c == closing:
+                depth -= 1
+                if depth == 0:
+                    return i
+        return -1
+
+    def match_back(self, off, opening="(", closing=")"):
+        depth = 0
+        code = self.code
+        for i in range(off, -1, -1):
+            c = code[i]
+            if c == closing:
+                depth += 1
+            elif c == opening:
+                depth -= 1
+                if depth == 0:
+                    return i
+        return -1
+
+
+# --- PREEMPT_RT configuration --------------------------------------------
+
+RT = "CONFIG_PREEMPT_RT"
+_IF_RE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+
+
+def _rt_polarity(kind, cond):
+    """True: branch exists on RT; False: branch is dead on RT;
+    None: the condition does not decide it."""
+    cond = cond.split("/*")[0].split("//")[0].strip()
+    if kind == "ifdef":
+        return True if cond == RT else None
+    if kind == "ifndef":
+        return False if cond == RT else None
+    m = re.fullmatch(r"(!?)\s*(?:defined\s*\(?\s*%s\s*\)?|IS_ENABLED\s*\(\s*%s\s*\))"
+                     % (RT, RT), cond)
+    if m:
+        return not m.group(1)
+    return None
+
+
+def rt_dead_lines(t):
+    """Lines that do not exist when CONFIG_PREEMPT_RT=y."""
+    dead = set()
+    stack = []          # [polarity, in_else]
+    lines = t.raw.split("\n")
+    for no, line in enumerate(lines, 1):
+        m = _IF_RE.match(line)
+        if m:
+            kind, cond = m.group(1), m.group(2)
+            if kind in ("if", "ifdef", "ifndef"):
+                stack.append([_rt_polarity(kind, cond), False])
+            elif kind == "elif" and stack:
+                # an #elif after an RT test: only the RT branch is known
+                stack[-1] = [False if stack[-1][0] else None, True]
+            elif kind == "else" and stack:
+                pol = stack[-1][0]
+                stack[-1] = [None if pol is None else not pol, True]
+            elif kind == "endif" and stack:
+                stack.pop()
+            continue
+        if any(pol is False for pol, _ in stack):
+            dead.add(no)
+    # C-level: if (IS_ENABLED(CONFIG_PREEMPT_RT)) { ... } else { ... }
+    for m in re.finditer(r"\bif\s*\(\s*(!?)\s*IS_ENABLED\s*\(\s*%s\s*\)\s*\)" % RT,
+                         t.code):
+        neg = bool(m.group(1))
+        then = _block_after(t, m.end())
+        if not then:
+            continue
+        if neg:
+            dead.update(range(t.line(then[0]), t.line(then[1]) + 1))
+        rest = t.code[then[1] + 1:then[1] + 200]
+        e = re.match(r"\s*else\b", rest)
+        if e and not neg:
+            other = _block_after(t, then[1] + 1 + e.end())
+            if other:
+                dead.update(range(t.line(other[0]), t.line(other[1]) + 1))
+    return dead
+
+
+def _block_after(t, off):
+    """(start, end) offsets of the statement or block starting after off."""
+    m = re.compile(r"\s*").match(t.code, off)
+    i = m.end()
+    if i < len(t.code) and t.code[i] == "{":
+        j = t.match(i)
+        return (i, j) if j > 0 else None
+    j = t.code.find(";", i)
+    return (i, j) if j > 0 else None
+
+
+# --- functions ------------------------------------------------------------
+
+_INIT_ATTR = re.compile(r"\b__(?:net_)?(?:init|exit)\b|\b__ref\b")
+
+
+def functions(t):
+    """Top-level function definitions."""
+    code = t.code
+    out = []
+    depth = 0
+    i, n = 0, len(code)
+    last_end = 0        # end of the previous top-level item
+    while i < n:
+        c = code[i]
+        if c == "{":
+            if depth == 0:
+                fn = _function_header(t, last_end, i)
+                j = t.match(i)
+                if j < 0:
+                    break
+                if fn:
+                    fn["body"] = i
+                    fn["end_off"] = j
+                    fn["end"] = t.line(j)
+                    out.append(fn)
+                i = j + 1
+                last_end = i
+                continue
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            last_end = i + 1
+        i += 1
+    return out
+
+
+_BPF_CALL = re.compile(r"^(?:BPF_CALL_\d|BPF_CALL_x)$")
+
+
+def _function_header(t, start, brace):
+    head = t.code[start:brace]
+    # strip trailing attributes such as __acquires(x) or __releases(x)
+    stripped = head.rstrip()
+    while True:
+        m = re.search(r"(?:__acquires|__releases|__must_hold|__attribute__)\s*\(.*\)\s*$",
+                      stripped, re.S)
+        if not m:
+            break
+        stripped = stripped[:m.start()].rstrip()
+    if not stripped.endswith(")"):
+        return None
+    close = start + len(stripped) - 1
+    open_ = t.match_back(close)
+    if open_ < start:
+        return None
+    before = t.code[start:open_]
+    m = re.search(r"(\w+)\s*$", before)
+    if not m or m.group(1) in KEYWORDS:
+        return None
+    if re.search(r"=\s*$", before) or re.search(r"\b(struct|union|enum)\s+\w*\s*$", before):
+        return None
+    name = m.group(1)
+    params_text = t.code[open_ + 1:close]
+    params = _params(params_text)
+    if _BPF_CALL.match(name):
+        # BPF_CALL_3(name, type, arg, type, arg, ...)
+        parts = [p.strip() for p in _split_top(params_text)]
+        name = parts[0] if parts else name
+        params = [parts[k] for k in range(2, len(parts), 2)]
+    prefix = t.code[start:open_]
+    return {"name": name, "line": t.line(start + m.start()),
+            "static": bool(re.search(r"\bstatic\b", prefix)),
+            "init": bool(_INIT_ATTR.search(prefix)),
+            "params": params}
+
+
+def _split_top(text):
+    parts, depth, cur = [], 0, []
+    for c in text:
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if c == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(c)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
+def _params(text):
+    names = []
+    for p in _split_top(text):
+        p = p.strip()
+        m = re.search(r"\(\s*\*\s*(\w+)\s*\)", p)   # function pointer
+        if m:
+            names.append(m.group(1))
+            continue
+        m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*$", p)
+        names.append(m.group(1) if m and p not in ("void", "...") else "")
+    return names
+
+
+# --- per-CPU definitions, __percpu pointers, structs ------------------------
+
+_PERCPU_DEF = re.compile(
+    r"\b(DEFINE|DECLARE)_PER_CPU(\w*)\s*\(\s*([^;]*?)\s*,\s*(\w+)\s*(\[[^\]]*\])?\s*\)")
+_PERCPU_PTR = re.compile(r"\b__percpu\s*\*+\s*(\w+)\s*(?:;|=)")
+_STRUCT = re.compile(r"\b(struct|union)\s+(\w+)\s*(?:__\w+\s*(?:\([^)]*\))?\s*)*\{")
+
+
+def percpu_defs(t, dead):
+    out = []
+    for m in _PERCPU_DEF.finditer(t.code):
+        line = t.line(m.start())
+        prefix = t.code[t.starts[line - 1]:m.start()]
+        out.append({"name": m.group(4), "type": " ".join(m.group(3).split()),
+                    "kind": m.group(1).lower(), "variant": m.group(2).lstrip("_"),
+                    "line": line, "col": m.start() - t.starts[line - 1],
+                    "static": "static" in prefix, "rt_dead": line in dead})
+    return out
+
+
+def structs(t, dead):
+    """struct name -> {line, members: {member: [sub-members] or None},
+    rt_dead: [member], percpu: {member: type}}."""
+    out = {}
+    for m in _STRUCT.finditer(t.code):
+        body = m.end() - 1
+        end = t.match(body)
+        if end < 0:
+            continue
+        info = {"line": t.line(m.start()), "members": {}, "rt_dead": [],
+                "percpu": {}}
+        _members(t, body + 1, end, info, dead)
+        out.setdefault(m.group(2), info)
+    return out
+
+
+def _members(t, start, end, info, dead):
+    code = t.code
+    i, decl_start = start, start
+    while i < end:
+        c = code[i]
+        if c == "{":
+            j = t.match(i)
+            sub = {"members": {}, "rt_dead": [], "percpu": {}}
+            _members(t, i + 1, j, sub, dead)
+            k = code.find(";", j)
+            name = re.match(r"\s*(\w*)", code[j + 1:k]).group(1)
+            if name:
+                info["members"][name] = sorted(sub["members"])
+                if t.line(k) in dead:
+                    info["rt_dead"].append(name)
+                info["rt_dead"].extend(name + "." + m for m in sub["rt_dead"])
+            else:   # anonymous: members belong to the parent
+                info["members"].update(sub["members"])
+                info["rt_dead"].extend(sub["rt_dead"])
+            info["percpu"].update(sub["percpu"])
+            i = k + 1
+            decl_start = i
+            continue
+        if c == ";":
+            decl = code[decl_start:i]
+            m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*(:\s*\w+\s*)?$", decl)
+            if m and "(" not in decl.replace("(*", ""):
+                info["members"][m.group(1)] = None
+                if t.line(i) in dead:
+                    info["rt_dead"].append(m.group(1))
+                if "__percpu" in decl:
+                    info["percpu"][m.group(1)] = " ".join(
+                        decl[:decl.index("__percpu")].split())
+            elif m and "(*" in decl:
+                fm = re.search(r"\(\s*\*\s*(\w+)\s*\)", decl)
+                if fm:
+                    info["members"][fm.group(1)] = None
+            decl_start = i + 1
+        i += 1
+
+
+def percpu_ptr_vars(t, funcs):
+    """Top-level 'T __percpu *name;' variables (dynamic per-CPU data)."""
+    inside = [(f["body"], f["end_off"]) for f in funcs]
+    out = []
+    for m in _PERCPU_PTR.finditer(t.code):
+        off = m.start(1)
+        if any(a <= off <= b for a, b in inside):
+            continue
+        if _depth(t.code, off) != 0:
+            continue
+        line = t.line(off)
+        typ = t.code[t.starts[line - 1]:m.start()]
+        out.append({"name": m.group(1), "type": " ".join(typ.split()),
+                    "line": line})
+    return out
+
+
+def _depth(code, off):
+    return code.count("{", 0, off) - code.count("}", 0, off)
+
+
+# --- function pointers -------------------------------------------------------
+
+_INIT_FIELD = re.compile(r"\.\s*(\w+)\s*=\s*(?:\(\s*\w[\w\s\*]*\)\s*)?&?\s*(\w+)\s*(?=[,}\n])")
+_ASSIGN_FIELD = re.compile(r"(?:->|\.)\s*(\w+)\s*=\s*&?\s*(\w+)\s*;")
+_TOPVAR = re.compile(r"(?:\bstruct\s+(\w+)\s+)?(?:const\s+)?(\w+)\s*(?:\[[^\]]*\])?\s*=\s*\{")
+_TOP_REG = re.compile(r"\b(DEFINE_TIMER|DECLARE_TASKLET|DECLARE_TASKLET_OLD|"
+                      r"DECLARE_TASKLET_DISABLED)\s*\(\s*(\w+)\s*,\s*(\w+)")
+
+
+def fnptrs(t, funcs):
+    """(field, function-name) pairs, with the variable and struct type
+    being initialized when known."""
+    out = []
+    for m in _INIT_FIELD.finditer(t.code):
+        off = m.start()
+        var = typ = None
+        # the innermost '= {' before us, outside function bodies
+        k = t.code.rfind("= {", 0, off)
+        k2 = t.code.rfind("={", 0, off)
+        k = max(k, k2)
+        if k >= 0:
+            head = t.code[max(0, k - 200):k + 3]
+            vm = None
+            for vm in _TOPVAR.finditer(head):
+                pass
+            if vm:
+                typ, var = vm.group(1), vm.group(2)
+        out.append({"field": m.group(1), "fn": m.group(2), "line": t.line(off),
+                    "var": var, "type": typ, "how": "init"})
+    for m in _ASSIGN_FIELD.finditer(t.code):
+        out.append({"field": m.group(1), "fn": m.group(2),
+                    "line": t.line(m.start()), "var": None, "type": None,
+                    "how": "assign"})
+    return out
+
+
+def top_registrations(t):
+    return [{"macro": m.group(1), "name": m.group(2), "fn": m.group(3),
+             "line": t.line(m.start())} for m in _TOP_REG.finditer(t.code)]
+
+
+# --- inside function bodies ------------------------------------------------
+
+_FIELD_CALL = re.compile(r"(?:->|\.)\s*(\w+)\s*\)?\s*\(")
+_PROTO_REF = re.compile(r"&\s*(\w+_proto)\b")
+_LOCAL_CPU = re.compile(r"\b(\w+)\s*=\s*(?:raw_)?(?:smp_processor_id|get_cpu)\s*\(")
+_CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+
+def body_facts(t, fn):
+    body = t.code[fn["body"]:fn["end_off"]]
+    base = fn["body"]
+    fcalls = [{"field": m.group(1), "line": t.line(base + m.start())}
+              for m in _FIELD_CALL.finditer(body)]
+    protos = sorted(set(_PROTO_REF.findall(body)))
+    local_cpu = sorted(set(_LOCAL_CPU.findall(body)))
+    return fcalls, protos, local_cpu
+
+
+def regex_calls(t, fn):
+    """Fallback call list for a function spatch did not parse."""
+    out = []
+    base = fn["body"]
+    for m in _CALL_RE.finditer(t.code, fn["body"], fn["end_off"]):
+        name = m.group(1)
+        if name in KEYWORDS or re.search(r"(->|\.)\s*$", t.code[m.start() - 3:m.start()]):
+            continue
+        po = m.end() - 1
+        pc = t.match(po, "(", ")")
+        if pc < 0:
+            continue
+        args = [" ".join(a.split()) for a in _split_top(t.code[po + 1:pc])]
+        line = t.line(m.start())
+        out.append({"f": name, "args": args, "line": line,
+                    "col": m.start() - t.starts[line - 1]})
+    del base
+    return out
+
+
+def stmt_exits(t, line, col, fn):
+    """True when the statement at (line, col) sits in a nested block that
+    is left by return/goto/break/continue right after it: an unlock on an
+    early-exit path, which does not end the section for the code below."""
+    off = t.offset(line, col)
+    depth = 0
+    code = t.code
+    i = code.find(";", off)
+    if i < 0:
+        return False
+    # depth of the statement relative to the function body
+    rel = code.count("{", fn["body"], off) - code.count("}", fn["body"], off)
+    if rel <= 1:
+        return False
+    m = re.compile(r"\s*(return|goto|break|continue)\b").match(code, i + 1)
+    if m:
+        return True
+    # a few more statements before the block closes, e.g. unlock; x = y; return
+    seg_end = code.find("}", i)
+    seg = code[i + 1:seg_end]
+    del depth
+    return "{" not in seg and re.search(r"\b(return|goto)\b", seg) is not None
+
+
+def assign_target(t, line, col):
+    """Variable assigned the value of the expression starting at
+    (line, col): 'p = this_cpu_ptr(...)' or 'T *p = this_cpu_ptr(...)'."""
+    off = t.offset(line, col)
+    lo = max(0, off - 200)
+    before = t.code[lo:off]
+    m = re.search(r"(\w+)\s*=\s*(?:\(\s*[\w\s\*]+\)\s*)?$", before)
+    if m and not re.search(r"[=!<>]=\s*$", before[:m.end()]):
+        return m.group(1)
+    return None
+
+
+_ARROW = r"\b%s\s*->\s*(\w+)((?:\s*\.\s*\w+)*)"
+
+
+def member_uses(t, var, start_off, end_off):
+    """(member chain, line) for every var->a.b after start_off, within the
+    block holding start_off and up to the next assignment of var."""
+    depth = 0
+    for i in range(start_off, end_off):
+        c = t.code[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth < 0:
+                end_off = i
+                break
+    m = re.compile(r"\b%s\s*=[^=]" % re.escape(var)).search(t.code, start_off + 1, end_off)
+    if m:
+        end_off = m.start()
+    out = []
+    for m in re.finditer(_ARROW % re.escape(var), t.code[start_off:end_off]):
+        chain = [m.group(1)] + [x.strip() for x in m.group(2).split(".") if x.strip()]
+        if "lock" in chain[-1]:
+            continue        # taking the datum's own lock is not a data access
+        out.append((chain, t.line(start_off + m.start())))
+    return out
+
+
+def returns_var(t, var, start_off, end_off):
+    return re.search(r"\breturn\s+%s\s*;" % re.escape(var),
+                     t.code[start_off:end_off]) is not None

@@ -1,0 +1,303 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Per-file facts: spatch for the calls, cfacts for the layout, cached by
+content hash under $WORK/cache/audit/ so a re-run only reparses changed
+files."""
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+
+from . import cfacts, warn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COCCI = os.path.join(os.path.dirname(HERE), "facts.cocci")
+SPATCH_OPTS = ["--very-quiet", "--no-includes", "--include-headers",
+               "--timeout", "120"]
+BATCH = 24          # files per spatch process: progress granularity
+JOBS = 2            # the machine has two cores shared by the team
+
+
+def _version():
+    """Cache key part: any change to the extractor invalidates the cache."""
+    h = hashlib.sha1()
+    for path in (COCCI, os.path.join(HERE, "cfacts.py"), __file__):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:12]
+
+
+def norm_arg(arg):
+    arg = " ".join(arg.split())
+    return re.sub(r"\s*([^\w\s])\s*", r"\1", arg)
+
+
+def split_args(text):
+    return [norm_arg(a) for a in cfacts._split_top(text)] if text.strip() else []
+
+
+class Cache:
+    def __init__(self, root):
+        self.root = root
+        self.version = _version()
+        self.corrupt = []
+
+    def _path(self, digest):
+        return os.path.join(self.root, self.version, digest[:2], digest + ".json")
+
+    def get(self, digest):
+        path = self._path(digest)
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            self.corrupt.append(path)
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+            return None
+
+    def put(self, digest, facts):
+        path = self._path(digest)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(facts, f, separators=(",", ":"))
+        os.replace(tmp, path)
+
+
+def run_spatch(paths, progress):
+    """Calls per file {abs path: [call]} and the files spatch failed on."""
+    calls = {p: [] for p in paths}
+    failed = {}
+    batches = [paths[i:i + BATCH] for i in range(0, len(paths), BATCH)]
+    lock = threading.Lock()
+    done = [0]
+
+    def worker():
+        while True:
+            with lock:
+                if not batches:
+                    return
+                batch = batches.pop(0)
+            with tempfile.NamedTemporaryFile("w", suffix=".groups") as g:
+                g.write("".join(p + "\n\n" for p in batch))
+                g.flush()
+                proc = subprocess.run(
+                    ["spatch", "--sp-file", COCCI] + SPATCH_OPTS +
+                    ["--file-groups", g.name],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    universal_newlines=True, errors="replace")
+            got = _parse_spatch(proc.stdout)
+            errs = _spatch_errors(proc.stderr, batch)
+            with lock:
+                for p, cs in got.items():
+                    if p in calls:
+                        calls[p].extend(cs)
+                failed.update(errs)
+                if proc.returncode != 0 and not got:
+                    for p in batch:
+                        failed.setdefault(p, "spatch exited %d" % proc.returncode)
+                done[0] += len(batch)
+                progress(done[0], len(paths))
+
+    threads = [threading.Thread(target=worker) for _ in range(JOBS)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    return calls, failed
+
+
+def _parse_spatch(out):
+    got = {}
+    for line in out.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 6 or parts[0] != "C":
+            continue
+        _, path, line_no, col, f, args = parts
+        got.setdefault(path, []).append(
+            {"f": f, "args": split_args(args), "line": int(line_no), "col": int(col)})
+    return got
+
+
+def _spatch_errors(err, batch):
+    failed = {}
+    for line in err.splitlines():
+        m = re.search(r"(?:EXN|timeout|Fatal error).*?(/\S+\.[ch])\b", line)
+        if m and m.group(1) in batch:
+            failed[m.group(1)] = line.strip()[:200]
+    return failed
+
+
+def python_facts(text):
+    """Everything except the spatch calls."""
+    t = cfacts.Text(text)
+    dead = cfacts.rt_dead_lines(t)
+    funcs = cfacts.functions(t)
+    for fn in funcs:
+        fcalls, protos, local_cpu = cfacts.body_facts(t, fn)
+        fn["field_calls"] = fcalls
+        fn["protos"] = protos
+        fn["local_cpu"] = local_cpu
+    return t, {
+        "functions": funcs,
+        "percpu_defs": cfacts.percpu_defs(t, dead),
+        "percpu_ptr_vars": cfacts.percpu_ptr_vars(t, funcs),
+        "structs": cfacts.structs(t, dead),
+        "fnptrs": cfacts.fnptrs(t, funcs),
+        "top_registrations": cfacts.top_registrations(t),
+        "rt_dead": sorted(dead),
+    }
+
+
+def finish(t, facts, calls, spatch_failure):
+    """Attach calls to functions; functions spatch did not parse fall back
+    to a lexical call list and are listed as unparsed."""
+    funcs = facts["functions"]
+    starts = sorted((fn["body"], i) for i, fn in enumerate(funcs))
+    for fn in funcs:
+        fn["calls"] = []
+    for c in calls:
+        off = t.offset(c["line"], c["col"])
+        fn = _enclosing(funcs, starts, off)
+        if fn is not None:
+            fn["calls"].append(c)
+    unparsed = []
+    for fn in funcs:
+        lexical = cfacts.regex_calls(t, fn)
+        if lexical and (spatch_failure or not fn["calls"]):
+            unparsed.append({"function": fn["name"], "line": fn["line"],
+                             "reason": spatch_failure or "spatch matched no call in a body that has calls"})
+            fn["calls"] = lexical
+            fn["lexical_calls"] = True
+        fn["calls"].sort(key=lambda c: (c["line"], c["col"]))
+        for c in fn["calls"]:
+            c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
+            if c["f"] in ACCESSOR_PTRS:
+                _derive(t, fn, c)
+    facts["unparsed"] = unparsed
+    return facts
+
+
+def _enclosing(funcs, starts, off):
+    import bisect
+    i = bisect.bisect_right(starts, (off, len(funcs))) - 1
+    if i < 0:
+        return None
+    fn = funcs[starts[i][1]]
+    return fn if fn["body"] <= off <= fn["end_off"] else None
+
+
+# Accessors whose result is a pointer to the per-CPU object; we follow the
+# variable it is stored in through the rest of the function.
+ACCESSOR_PTRS = {"this_cpu_ptr", "raw_cpu_ptr", "get_cpu_ptr", "per_cpu_ptr",
+                 "this_cpu_read", "__this_cpu_read", "raw_cpu_read",
+                 "get_cpu_var", "per_cpu"}
+
+
+def _is_release(name):
+    return ("unlock" in name or name.endswith("_enable") or
+            name.endswith("_restore") or name == "put_cpu")
+
+
+def _derive(t, fn, c):
+    """Where the accessor result goes: a variable, its member uses, and
+    whether it is returned."""
+    var = cfacts.assign_target(t, c["line"], c["col"])
+    c["target"] = var
+    if not var:
+        return
+    off = t.offset(c["line"], c["col"])
+    c["uses"] = cfacts.member_uses(t, var, off, fn["end_off"])
+    c["returned"] = cfacts.returns_var(t, var, off, fn["end_off"])
+
+
+def extract(tree, relpaths, cache, progress):
+    """{relpath: facts} for every file, spatch run only on cache misses."""
+    out, todo, texts = {}, [], {}
+    for rel in relpaths:
+        path = os.path.join(tree, rel)
+        with open(path, "rb") as f:
+            data = f.read()
+        digest = hashlib.sha1(data).hexdigest()
+        facts = cache.get(digest)
+        if facts is not None:
+            out[rel] = facts
+            continue
+        texts[rel] = (digest, data.decode("utf-8", "replace"))
+        todo.append(rel)
+    if todo:
+        abspaths = [os.path.join(tree, r) for r in todo]
+        calls, failed = run_spatch(abspaths, progress)
+        for rel, path in zip(todo, abspaths):
+            digest, text = texts[rel]
+            t, facts = python_facts(text)
+            facts = finish(t, facts, calls.get(path, []), failed.get(path))
+            for fn in facts["functions"]:
+                del fn["body"], fn["end_off"]
+            cache.put(digest, facts)
+            out[rel] = facts
+    else:
+        progress(len(relpaths), len(relpaths))
+    return out, len(todo)
+
+
+def progress_printer(quiet, what="files"):
+    state = {"last": -1}
+
+    def progress(done, total):
+        if quiet:
+            return
+        pct = 100 * done // max(total, 1)
+        if pct != state["last"]:
+            state["last"] = pct
+            sys.stderr.write("\rnbh-audit: spatch: %d/%d %s" % (done, total, what))
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    return progress
+
+
+if __name__ == "__main__":
+    # debugging aid: dump the facts of one file
+    _, f = python_facts(open(sys.argv[1]).read())
+    json.dump(f, sys.stdout, indent=1, default=str)
+
+
+def header_structs(tree, wanted, cache):
+    """Struct definitions from include/ for the per-CPU types the audited
+    files use, plus every struct with a __percpu field there."""
+    inc = os.path.join(tree, "include")
+    if not os.path.isdir(inc):
+        return {}
+    files = set()
+    pattern = r"__percpu"
+    if wanted:
+        pattern += r"|^(struct|union) (%s) \{" % "|".join(sorted(wanted))
+    proc = subprocess.run(["grep", "-rlE", "--include=*.h", pattern,
+                           os.path.join(inc, "linux"), os.path.join(inc, "net")],
+                          stdout=subprocess.PIPE, universal_newlines=True)
+    files.update(proc.stdout.split())
+    out = {}
+    for path in sorted(files):
+        with open(path, "rb") as f:
+            data = f.read()
+        digest = "h" + hashlib.sha1(data).hexdigest()
+        got = cache.get(digest)
+        if got is None:
+            t = cfacts.Text(data.decode("utf-8", "replace"))
+            got = cfacts.structs(t, cfacts.rt_dead_lines(t))
+            cache.put(digest, got)
+        rel = os.path.relpath(path, tree)
+        for name, s in got.items():
+            if name in wanted or s["percpu"]:
+                out.setdefault(name, dict(s, file=rel, header=True))
+    return out

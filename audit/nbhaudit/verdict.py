@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Accesses grouped per datum (split per member when the members are
+protected differently) and one verdict per group."""
+
+import collections
+import re
+
+BH_CONTEXTS = ("bh-disabled", "softirq")
+WEAK = ("not-bh", "unknown")
+
+
+def subsystem(path):
+    parts = path.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+
+
+def _member_key(chain, struct):
+    if not chain:
+        return ""
+    if struct and len(chain) > 1 and isinstance(struct["members"].get(chain[0]), list):
+        return chain[0] + "." + chain[1]
+    return chain[0]
+
+
+def judge(accs, rt_note):
+    """(verdict, reason) for one group of accesses."""
+    live = [a for a in accs if a["context"] not in ("remote", "init")]
+    bh = [a for a in live if a["context"] in BH_CONTEXTS]
+    bad = [a for a in bh if a["protection"] in ("none", "preempt-only")]
+    if bad:
+        a = bad[0]
+        pre = [x for x in bad if x["protection"] == "preempt-only"]
+        why = ("accessed in %s context in %s() (%s:%d) with no per-datum lock"
+               % (a["context"], a["function"], a["file"], a["line"]))
+        if pre:
+            why += "; %d access(es) rely on preempt_disable() only" % len(pre)
+        return "needs-lock", why
+    nested = [a for a in accs if a["protection"] == "nested-bh"]
+    if nested:
+        return "converted", "every BH-context access holds local_lock_nested_bh() (%s)" % nested[0]["protection_detail"]
+    if bh:
+        kinds = sorted({a["protection"] for a in bh})
+        return "safe", "BH-context accesses are protected: %s" % ", ".join(kinds)
+    if not live:
+        if rt_note:
+            return "converted", rt_note
+        if accs:
+            return "not-bh", "only accessed at init or for other CPUs (per_cpu(x, cpu))"
+        return "unknown", "no access found in the audited files"
+    esc = [a for a in live if a.get("escapes")]
+    if esc:
+        return "unknown", "pointer %s; its users were not followed" % esc[0]["escapes"]
+    orphan = [a for a in live if a["evidence"].get("note", "").startswith("no caller")]
+    if orphan:
+        return "unknown", "%s() has no caller in the audited files (called from elsewhere or through an unresolved pointer)" % orphan[0]["function"]
+    return "not-bh", "accessed only from process context with BH enabled"
+
+
+def findings(audit, accesses):
+    out = []
+    lock_members = _lock_members(audit)
+    for (kind, name), accs in sorted(accesses.items()):
+        _protect(audit, name, accs, lock_members.get(name, set()))
+    keys = set(accesses)
+    for name in audit.datums:
+        keys.add(("static", name))
+    for key in sorted(keys):
+        kind, name = key
+        accs = accesses.get(key, [])
+        out.extend(_datum_findings(audit, kind, name, accs))
+    return out
+
+
+def _lock_members(audit):
+    """datum -> names of its members passed to local_lock_nested_bh()."""
+    out = collections.defaultdict(set)
+    for fn in audit.fns:
+        for c in fn.calls:
+            if c["f"] == "local_lock_nested_bh" and c["args"]:
+                ids = re.findall(r"\w+", c["args"][0])
+                if ids:
+                    out[ids[0]].add(ids[-1])
+                    for d in audit.datums:
+                        if d in ids:
+                            out[d].add(ids[-1])
+    return out
+
+
+def _protect(audit, name, accs, lock_members):
+    for a in accs:
+        if isinstance(a["protection"], tuple):
+            kind, detail = audit.protection(name, a, lock_members or {"bh_lock"})
+            a["protection"] = kind
+            a["protection_detail"] = detail
+
+
+def _definition(audit, kind, name):
+    if kind == "static":
+        d = audit.datums[name]
+        return d["file"], d["line"], d["type"], d.get("rt_dead", False), name
+    if kind == "ptrvar":
+        d = audit.ptr_vars[name]
+        return d["file"], d["line"], d["type"] + " __percpu *", False, name
+    struct, s, typ = audit.percpu_fields[name][0]
+    return (s.get("file", "?"), s.get("line", 0), typ + " __percpu *", False,
+            "%s.%s" % (struct, name))
+
+
+def _datum_findings(audit, kind, name, accs):
+    if kind == "static" and name not in audit.datums:
+        return []
+    file, line, typ, def_dead, label = _definition(audit, kind, name)
+    struct = audit._struct_of(name) if kind == "static" else None
+    base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
+            "line": line, "type": typ, "subsystem": subsystem(file)}
+    if def_dead:
+        return [dict(base, datum=label, verdict="converted",
+                     reason="defined only without CONFIG_PREEMPT_RT: not per-CPU data on PREEMPT_RT",
+                     config="PREEMPT_RT verdict", accesses=accs)]
+    groups = collections.defaultdict(list)
+    for a in accs:
+        groups[_member_key(a.get("member") or [], struct)].append(a)
+    dead_members = set(struct["rt_dead"]) if struct else set()
+    verdicts = {}
+    for mk, g in groups.items():
+        note = None
+        if mk and (mk in dead_members or mk.split(".")[0] in dead_members):
+            note = ("member exists only without CONFIG_PREEMPT_RT: PREEMPT_RT uses a "
+                    "per-task replacement (verdict for PREEMPT_RT)")
+            g[:] = [dict(a, context="rt-excluded") if a["context"] not in ("remote", "init") else a
+                    for a in g]
+            for a in g:
+                if a["context"] == "rt-excluded":
+                    a["context"] = "init"
+                    a["evidence"] = {"note": "code exists only without CONFIG_PREEMPT_RT"}
+        elif audit.rt_excluded.get(label + ("." + mk if mk else "")):
+            note = ("accessed only in code compiled without CONFIG_PREEMPT_RT "
+                    "(verdict for PREEMPT_RT)")
+        verdicts[mk] = judge(g, note) + (note,)
+    # members whose only accesses are in !PREEMPT_RT code
+    for key, n in audit.rt_excluded.items():
+        if key.startswith(label + ".") and key[len(label) + 1:] not in verdicts:
+            mk = key[len(label) + 1:]
+            note = ("accessed only in code compiled without CONFIG_PREEMPT_RT: "
+                    "PREEMPT_RT uses a per-task replacement (verdict for PREEMPT_RT)")
+            verdicts[mk] = ("converted", note, note)
+            groups[mk] = []
+    strong = {v[0] for v in verdicts.values() if v[0] not in WEAK}
+    if struct and len(strong) > 1:
+        out = []
+        for mk in sorted(verdicts):
+            v, why, note = verdicts[mk]
+            f = dict(base, datum=label + ("." + mk if mk else ""), verdict=v, reason=why,
+                     accesses=groups[mk])
+            if note:
+                f["config"] = note
+            out.append(f)
+        return out
+    rt_note = None
+    if not [a for a in accs if a["context"] not in ("remote", "init")] and audit.rt_excluded.get(label):
+        rt_note = ("accessed only in code compiled without CONFIG_PREEMPT_RT "
+                   "(verdict for PREEMPT_RT)")
+    v, why = judge(accs, rt_note)
+    f = dict(base, datum=label, verdict=v, reason=why, accesses=accs)
+    if rt_note:
+        f["config"] = rt_note
+    return [f]
