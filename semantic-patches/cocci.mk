@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+# Semantic patches (semantic-patches/) and the raw patch generator
+# (scripts/generate-raw-patches).  Included by the top Makefile, which
+# provides WORK, PY, TREE_61, TREE_612 and OUT.
+
+COCCI_DIR := semantic-patches
+RAW_DIR := generated-patches/raw/linux-6.1
+
+.PHONY: check-cocci generate check-generated
+
+# The .cocci tests: patch output, report output, idempotence, lint.
+check-cocci:
+	$(PY) $(COCCI_DIR)/run-tests
+
+# Audit the pristine 6.1 tree and write one raw patch per needs-lock datum.
+generate:
+	$(PY) scripts/generate-raw-patches --tree $(TREE_61) --out $(RAW_DIR)
+
+# Regenerate into a temporary directory; fail if the committed copies differ.
+check-generated:
+	$(PY) scripts/generate-raw-patches --tree $(TREE_61) --check $(RAW_DIR)
+
+CHECK_TARGETS += check-cocci check-generated

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Give a per-CPU datum protected only by disabled BH its own nested-BH lock:
+/// add a local_lock_t member to the datum's struct and initialise it in the
+/// DEFINE_PER_CPU() definition, extending an existing initialiser.
+///
+//# The struct is found through the DEFINE_PER_CPU() of the datum in the same
+//# file; for a struct defined in a header, also name it with -D structname=NAME and
+//# run the script on the header. With -D member=M the lock is put right after
+//# member M (a member that needs protection of its own, such as
+//# softnet_data.process_queue); otherwise it becomes the last member.
+//# Dynamically allocated per-CPU data (alloc_percpu()) get local_lock_init()
+//# for every possible CPU right after the allocation succeeds.
+//# Running it twice changes nothing: a struct that has the lock is left alone.
+//
+// Confidence: High
+// Comments: -D datum=VAR -D lock=LOCK are required (lock is usually bh_lock).
+// Options: --no-includes --include-headers
+
+virtual patch
+virtual report
+
+// The struct already has the lock: nothing to do anywhere in this file.
+@initialize:python@
+@@
+last_fields = {}
+last_include = {}
+
+@has_lock@
+identifier virtual.lock;
+identifier S;
+@@
+struct S { ...
+	local_lock_t lock;
+	...
+};
+
+@def@
+declarer name DEFINE_PER_CPU, DEFINE_PER_CPU_ALIGNED,
+	DEFINE_PER_CPU_SHARED_ALIGNED, DEFINE_PER_CPU_READ_MOSTLY,
+	DEFINE_PER_CPU_PAGE_ALIGNED;
+identifier virtual.datum;
+identifier S;
+position p;
+@@
+(
+DEFINE_PER_CPU@p(struct S, datum);
+|
+DEFINE_PER_CPU_ALIGNED@p(struct S, datum);
+|
+DEFINE_PER_CPU_SHARED_ALIGNED@p(struct S, datum);
+|
+DEFINE_PER_CPU_READ_MOSTLY@p(struct S, datum);
+|
+DEFINE_PER_CPU_PAGE_ALIGNED@p(struct S, datum);
+|
+DEFINE_PER_CPU@p(struct S, datum) = {...};
+|
+DEFINE_PER_CPU_ALIGNED@p(struct S, datum) = {...};
+|
+DEFINE_PER_CPU_SHARED_ALIGNED@p(struct S, datum) = {...};
+|
+DEFINE_PER_CPU_READ_MOSTLY@p(struct S, datum) = {...};
+)
+
+// The struct named on the command line (for headers) or by the definition.
+@script:python stype@
+s << virtual.structname;
+S;
+@@
+coccinelle.S = cocci.make_ident(s)
+
+@member_after depends on patch && !has_lock@
+identifier virtual.lock, virtual.member;
+identifier S = {def.S, stype.S};
+type T;
+@@
+struct S { ...
+	T member;
++	local_lock_t lock;
+	...
+};
+
+@last_field depends on patch && !has_lock && !member_after@
+identifier S = {def.S, stype.S};
+field F;
+position p;
+@@
+struct S { ... F@p ... };
+
+@script:python@
+p << last_field.p;
+S << last_field.S;
+@@
+k = (p[0].file, S)
+last_fields[k] = max(last_fields.get(k, 0), int(p[0].line))
+
+@member_last depends on patch && !has_lock && !member_after@
+identifier virtual.lock;
+identifier S = {def.S, stype.S};
+field F;
+position p : script:python(S) { int(p[0].line) == last_fields.get((p[0].file, S)) };
+@@
+struct S {
+	...
+	F@p
++	local_lock_t lock;
+};
+
+@init_empty depends on patch && !has_lock@
+declarer name DEFINE_PER_CPU, DEFINE_PER_CPU_ALIGNED,
+	DEFINE_PER_CPU_SHARED_ALIGNED, DEFINE_PER_CPU_READ_MOSTLY,
+	DEFINE_PER_CPU_PAGE_ALIGNED;
+identifier virtual.datum, virtual.lock;
+type T;
+@@
+(
+- DEFINE_PER_CPU(T, datum);
++ DEFINE_PER_CPU(T, datum) = {
++	.lock = INIT_LOCAL_LOCK(lock),
++ };
+|
+- DEFINE_PER_CPU_ALIGNED(T, datum);
++ DEFINE_PER_CPU_ALIGNED(T, datum) = {
++	.lock = INIT_LOCAL_LOCK(lock),
++ };
+|
+- DEFINE_PER_CPU_SHARED_ALIGNED(T, datum);
++ DEFINE_PER_CPU_SHARED_ALIGNED(T, datum) = {
++	.lock = INIT_LOCAL_LOCK(lock),
++ };
+|
+- DEFINE_PER_CPU_READ_MOSTLY(T, datum);
++ DEFINE_PER_CPU_READ_MOSTLY(T, datum) = {
++	.lock = INIT_LOCAL_LOCK(lock),
++ };
+|
+- DEFINE_PER_CPU_PAGE_ALIGNED(T, datum);
++ DEFINE_PER_CPU_PAGE_ALIGNED(T, datum) = {
++	.lock = INIT_LOCAL_LOCK(lock),
++ };
+)
+
+// Extend an existing designated initialiser instead of replacing it.
+@init_extend depends on patch && !has_lock && !init_empty@
+declarer name DEFINE_PER_CPU, DEFINE_PER_CPU_ALIGNED,
+	DEFINE_PER_CPU_SHARED_ALIGNED, DEFINE_PER_CPU_READ_MOSTLY;
+identifier virtual.datum, virtual.lock;
+identifier F;
+expression E;
+type T;
+@@
+(
+ DEFINE_PER_CPU(T, datum) = { ...,
+	.F = E,
++	.lock = INIT_LOCAL_LOCK(lock),
+ };
+|
+ DEFINE_PER_CPU_ALIGNED(T, datum) = { ...,
+	.F = E,
++	.lock = INIT_LOCAL_LOCK(lock),
+ };
+|
+ DEFINE_PER_CPU_SHARED_ALIGNED(T, datum) = { ...,
+	.F = E,
++	.lock = INIT_LOCAL_LOCK(lock),
+ };
+|
+ DEFINE_PER_CPU_READ_MOSTLY(T, datum) = { ...,
+	.F = E,
++	.lock = INIT_LOCAL_LOCK(lock),
+ };
+)
+
+// Dynamically allocated per-CPU data: S->datum = alloc_percpu(struct X);
+// each possible CPU's copy gets its lock initialised once allocated.
+@dyn_done@
+identifier virtual.datum, virtual.lock;
+expression P, C;
+@@
+local_lock_init(&per_cpu_ptr(P->datum, C)->lock);
+
+@dyn depends on patch && !dyn_done@
+iterator name for_each_possible_cpu;
+identifier virtual.datum, virtual.lock;
+expression P;
+statement S1;
+fresh identifier c = "cpu";
+type T;
+@@
+(
+  P->datum = \(alloc_percpu\|alloc_percpu_gfp\)(T, ...);
+  if (!P->datum) S1
++ {
++	int c;
++
++	for_each_possible_cpu(c)
++		local_lock_init(&per_cpu_ptr(P->datum, c)->lock);
++ }
+|
+  P->datum = \(alloc_percpu\|alloc_percpu_gfp\)(T, ...);
++ if (P->datum) {
++	int c;
++
++	for_each_possible_cpu(c)
++		local_lock_init(&per_cpu_ptr(P->datum, c)->lock);
++ }
+)
+
+@has_include@
+@@
+#include <linux/local_lock.h>
+
+@all_includes@
+position p;
+@@
+#include <linux/...>@p
+
+@script:python@
+p << all_includes.p;
+@@
+f = p[0].file
+last_include[f] = max(last_include.get(f, 0), int(p[0].line))
+
+@add_include depends on patch && !has_include && (member_last || member_after || init_empty || init_extend || dyn)@
+position p : script:python() { int(p[0].line) == last_include.get(p[0].file) };
+@@
+#include <linux/...>@p
++#include <linux/local_lock.h>
+
+@script:python depends on report && !has_lock@
+p << def.p;
+d << virtual.datum;
+@@
+coccilib.report.print_report(p[0], "WARNING: per-CPU datum %s has no nested-BH lock" % d)

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Take the per-CPU datum's nested-BH lock around every section of a
+/// function that accesses it: local_lock_nested_bh() before the first access
+/// of the section, local_unlock_nested_bh() after the last one and before
+/// every return, goto or break that leaves the section.
+///
+//# A section is the run of sibling statements from the first to the last
+//# statement touching the datum (or a pointer fetched from it) in the
+//# innermost block holding all of them; statements whose own condition does
+//# not touch the datum are entered, so sections in separate branches stay
+//# separate.  A value computed under the lock and returned gets a local
+//# variable "ret" so that the unlock precedes the return.  A while loop
+//# whose condition dequeues from the datum and whose body does not touch it
+//# drops the lock in its body and retakes it before the next test (the
+//# shape of process_backlog()).  preempt_disable()/preempt_enable() pairs
+//# around the datum become the lock, and with -D helpers every accessing
+//# function only gains lockdep_assert_held() (BPF helpers run inside the
+//# owner's section).
+//# Refused, and listed in report mode: the per-CPU pointer escapes (returned,
+//# stored, passed to a function of this file that touches the datum), the
+//# section calls a function of this file that touches the datum (a nested
+//# local lock deadlocks on PREEMPT_RT), the section would span a call that
+//# sleeps or re-enables BH, an access hides in a declaration initialiser, or
+//# the function is already converted.  Sections only make sense where the
+//# audit says the access runs in BH context; the generator names those
+//# functions in the environment variable NBH_FUNCTIONS (comma separated).
+//
+// Confidence: Moderate
+// Comments: -D datum=VAR -D lock=LOCK [-D member=M] [-D helpers]
+// Options: --no-includes --include-headers --macro-file semantic-patches/nbh-macros.h
+
+virtual patch
+virtual report
+virtual helpers
+
+@initialize:python@
+@@
+import os
+import re
+
+wanted = set(f for f in os.environ.get("NBH_FUNCTIONS", "").split(",") if f)
+facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
+plans = {}	# function -> computed plan (see plan_for())
+derived_names = set()
+member_mode = []	# the -D member=M given, if any
+excluded = []	# (file, line, col, line_end, col_end) of sizeof() operands
+
+SLEEPERS = re.compile(r"\b(local_bh_enable|might_sleep|msleep|usleep_range|"
+		      r"schedule|cond_resched|mutex_lock|down|wait_event\w*|"
+		      r"synchronize_\w+|kvmalloc|vmalloc)\s*\(|GFP_KERNEL")
+LOOPS = ("while", "for", "do")
+
+
+def fn_facts(fn):
+	return facts.setdefault(fn, {"stmts": [], "uses": [], "derived": set(),
+				     "calls": [], "file": None, "refuse": [],
+				     "preempt": False, "converted": False})
+
+
+def pos(p):
+	return (int(p.line), int(p.column))
+
+
+def pos_end(p):
+	return (int(p.line_end), int(p.column_end))
+
+
+def inside(u, s):
+	return s["start"] <= u <= s["end"]
+
+
+def build_tree(stmts):
+	"""Nest the statements of a function by extent; return the roots."""
+	nodes = sorted(stmts, key=lambda s: (s["start"], (-s["end"][0], -s["end"][1])))
+	roots, stack = [], []
+	for s in nodes:
+		s["children"] = []
+		while stack and not (s["start"] >= stack[-1]["start"] and s["end"] <= stack[-1]["end"]):
+			stack.pop()
+		s["parent"] = stack[-1] if stack else None
+		(stack[-1]["children"] if stack else roots).append(s)
+		stack.append(s)
+	return roots
+
+
+def kind(s):
+	return s["text"].split(" ", 1)[0]
+
+
+def uses_in(s, uses):
+	return [u for u in uses if inside(u, s)]
+
+
+def header_use(s, uses):
+	return any(inside(u, s) and not any(inside(u, c) for c in s["children"]) for u in uses)
+
+
+def is_drop_loop(s, uses):
+	"""while (x = dequeue(&datum)) { body without the datum }"""
+	if kind(s) != "while" or not header_use(s, uses):
+		return False
+	body = s["children"]
+	return bool(body) and not any(uses_in(c, uses) for c in body) and \
+		not any(" continue ;" in " " + c["text"] for c in body)
+
+
+def find_sections(siblings, uses, out):
+	idx = [i for i, s in enumerate(siblings) if uses_in(s, uses)]
+	if not idx:
+		return
+	first = siblings[idx[0]]
+	if all(siblings[i]["children"] and not header_use(siblings[i], uses) for i in idx):
+		for i in idx:
+			for c in siblings[i]["children"]:
+				find_sections(c["children"] if kind(c) == "{" else [c], uses, out)
+		return
+	if is_drop_loop(first, uses):
+		out.append(("loop", first, first))
+		find_sections(siblings[idx[0] + 1:], uses, out)
+		return
+	out.append(("section", first, siblings[idx[-1]]))
+
+
+def enclosing(s, kinds):
+	p = s["parent"]
+	while p is not None and kind(p) not in kinds:
+		p = p["parent"]
+	return p
+
+
+def labels_of(path):
+	try:
+		with open(path) as f:
+			src = f.read().split("\n")
+	except OSError:
+		return {}
+	found = {}
+	for n, line in enumerate(src, 1):
+		m = re.match(r"^([A-Za-z_]\w*):", line)
+		if m and m.group(1) != "default":
+			found.setdefault(m.group(1), []).append(n)
+	return found
+
+
+def plan_for(fn):
+	"""Sections, exits and refusals of one function, computed once."""
+	if fn in plans:
+		return plans[fn]
+	f = facts.get(fn)
+	plan = {"sections": [], "lock_before": set(), "unlock_after": set(),
+		"unlock_before": set(), "vret": set(), "loops": set(),
+		"refuse": [], "ret_decl": False}
+	plans[fn] = plan
+	if f is None:
+		return plan
+	if wanted and fn not in wanted:
+		plan["refuse"].append("not run in BH context according to the audit")
+		return plan
+	if f["converted"]:
+		plan["refuse"].append("already takes the nested-BH lock")
+		return plan
+	if f["preempt"]:
+		return plan
+	uses = [u for u in f["uses"] if not any(e[0] == f["file"] and (e[1], e[2]) <= u <= (e[3], e[4]) for e in excluded)]
+	plan["refuse"].extend(f["refuse"])
+	roots = build_tree(f["stmts"])
+	stmt_uses = [u for u in uses if any(inside(u, s) for s in f["stmts"])]
+	if f.get("decl_access"):
+		plan["refuse"].append("the datum is accessed in a declaration initialiser")
+	uses = stmt_uses
+	secs = []
+	find_sections(roots, uses, secs)
+	labels = labels_of(f["file"])
+	for what, s0, s1 in secs:
+		if what == "loop":
+			plan["loops"].add(s0["start"])
+			continue
+		start, end = s0["start"], s1["end"]
+		plan["lock_before"].add(start)
+		if kind(s1) != "return":
+			plan["unlock_after"].add(s1["start"])
+		span = [s for s in f["stmts"] if start <= s["start"] and s["end"] <= end]
+		for s in span:
+			k = kind(s)
+			text = " " + s["text"] + " "
+			if SLEEPERS.search(s["text"]) and not s["children"]:
+				plan["refuse"].append("the section would span a call that sleeps or re-enables BH: %s" % s["text"][:60])
+			for callee in f["calls"]:
+				if callee["fn"] != fn and callee["pos"] and inside(callee["pos"], s) and not s["children"]:
+					plan["refuse"].append("the section calls %s() which touches the datum too (re-entry would deadlock on PREEMPT_RT)" % callee["fn"])
+			if k == "return":
+				expr = s["text"][len("return"):].strip(" ;")
+				if uses_in(s, uses) or "(" in expr:
+					plan["vret"].add(s["start"])
+					plan["ret_decl"] = True
+				elif expr or s is not s1:
+					plan["unlock_before"].add(s["start"])
+			elif k == "goto":
+				label = s["text"].split()[1]
+				if not any(start[0] <= n <= end[0] for n in labels.get(label, [])):
+					plan["unlock_before"].add(s["start"])
+			elif k in ("break", "continue"):
+				loop = enclosing(s, LOOPS + (("switch",) if k == "break" else ()))
+				if loop is None or loop["start"] < start:
+					plan["unlock_before"].add(s["start"])
+	if plan["refuse"]:
+		for key in ("lock_before", "unlock_after", "unlock_before", "vret", "loops"):
+			plan[key] = set()
+		plan["ret_decl"] = False
+	return plan
+
+
+def wants(p, key):
+	plan = plan_for(p.current_element)
+	return not plan["refuse"] and pos(p) in plan[key]
+
+// ------------------------------------------------------------------
+// Facts: accesses, pointers derived from the datum, statements, calls.
+
+@script:python@
+m << virtual.member;
+@@
+member_mode.append(m)
+
+@use_datum@
+identifier virtual.datum;
+position p;
+@@
+datum@p
+
+@script:python@
+p << use_datum.p;
+@@
+# With -D member=M only M is this datum: other members have other owners.
+if member_mode:
+	cocci.include_match(False)
+else:
+	f = fn_facts(p[0].current_element)
+	f["file"] = p[0].file
+	f["uses"].append(pos(p[0]))
+
+@use_member depends on !helpers@
+identifier virtual.datum, virtual.member;
+expression E;
+position p;
+@@
+(
+E->member@p
+|
+datum.member@p
+)
+
+@script:python@
+p << use_member.p;
+@@
+f = fn_facts(p[0].current_element)
+f["file"] = p[0].file
+f["uses"].append(pos(p[0]))
+
+@derived@
+identifier virtual.datum;
+identifier d;
+position p;
+type T;
+@@
+(
+T d@p = <+... datum ...+>;
+|
+d@p = <+... datum ...+>
+)
+
+@script:python@
+p << derived.p;
+d << derived.d;
+@@
+fn_facts(p[0].current_element)["derived"].add(d)
+derived_names.add(d)
+
+// A name counts as the datum's pointer only where its latest definition
+// before the use (in text order) derives from the datum: the same name is
+// often reused for another per-CPU cache in a different branch.
+@defn@
+identifier virtual.datum;
+identifier d;
+expression E;
+position p;
+type T;
+@@
+(
+T d@p = E;
+|
+T d@p;
+|
+d@p = E
+)
+
+@script:python@
+p << defn.p;
+d << defn.d;
+E << defn.E = "";
+datum << virtual.datum;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f.setdefault("defs", []).append((pos(p[0]), d, bool(re.search(r"\b%s\b" % re.escape(datum), E))))
+
+@use_derived@
+identifier d;
+position p;
+@@
+d@p
+
+@script:python@
+p << use_derived.p;
+d << use_derived.d;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and d in f["derived"]:
+	u = pos(p[0])
+	before = [df for df in f.get("defs", []) if df[1] == d and df[0] < u]
+	if before and max(before)[2]:
+		f["uses"].append(u)
+
+@decl_access@
+position p;
+declaration D;
+@@
+D@p
+
+@script:python@
+p << decl_access.p;
+D << decl_access.D;
+datum << virtual.datum;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	fetch = re.search(r"=\s*(this_cpu_ptr|raw_cpu_ptr|per_cpu_ptr)\s*\(", D)
+	names = sorted(f["derived"]) + [datum]
+	init = D.split("=", 1)[1] if "=" in D else ""
+	if member_mode:
+		hit = re.search(r"(->|\.)\s*%s\b" % re.escape(member_mode[0]), init)
+	else:
+		hit = any(re.search(r"(?<!struct )\b%s\b" % re.escape(n), init) for n in names)
+	if hit and not fetch:
+		f["decl_access"] = True
+	f.setdefault("decl_access", False)
+
+@excl@
+expression E;
+position p;
+@@
+sizeof(E@p)
+
+@script:python@
+p << excl.p;
+@@
+excluded.append((p[0].file, int(p[0].line), int(p[0].column), int(p[0].line_end), int(p[0].column_end)))
+
+@stmt@
+statement S;
+position p;
+@@
+S@p
+
+@script:python@
+p << stmt.p;
+S << stmt.S;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f["stmts"].append({"start": pos(p[0]), "end": pos_end(p[0]), "text": S})
+
+@already@
+identifier virtual.datum, virtual.lock;
+position p;
+@@
+\(local_lock_nested_bh@p\|lockdep_assert_held@p\)(<+... datum.lock ...+>)
+
+@script:python@
+p << already.p;
+@@
+fn_facts(p[0].current_element)["converted"] = True
+
+@preempt@
+position p;
+@@
+preempt_disable@p();
+
+@script:python@
+p << preempt.p;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f["preempt"] = True
+
+// Escapes of the per-CPU pointer.
+@ret_escape@
+identifier virtual.datum;
+position p;
+identifier d;
+@@
+(
+return@p <+... &datum ...+>;
+|
+return@p d;
+)
+
+@script:python@
+p << ret_escape.p;
+d << ret_escape.d = "";
+@@
+f = facts.get(p[0].current_element)
+if f is not None and (not d or d in f["derived"]):
+	f["refuse"].append("the per-CPU pointer escapes: it is returned")
+
+@store_escape@
+identifier d;
+expression E;
+position p;
+@@
+E@p = d
+
+@script:python@
+p << store_escape.p;
+E << store_escape.E;
+d << store_escape.d;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and d in f["derived"] and ("->" in E or "." in E or E.startswith("*")):
+	f["refuse"].append("the per-CPU pointer escapes: it is stored in %s" % E)
+
+@calls@
+identifier g;
+position p;
+@@
+g@p(...)
+
+@script:python@
+p << calls.p;
+g << calls.g;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f["calls"].append({"fn": g, "pos": pos(p[0])})
+
+@pass_escape@
+identifier d, g;
+position p;
+@@
+g@p(..., d, ...)
+
+@script:python@
+p << pass_escape.p;
+g << pass_escape.g;
+d << pass_escape.d;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and d in f["derived"] and g in facts and g != p[0].current_element:
+	f["refuse"].append("the per-CPU pointer escapes: it is passed to %s() which touches the datum" % g)
+
+@script:python depends on !helpers@
+@@
+# Calls that touch the datum only count when the callee is in this file.
+for fn, f in facts.items():
+	f["calls"] = [c for c in f["calls"] if c["fn"] in facts]
+	if f["preempt"]:
+		f["calls"] = []
+
+// ------------------------------------------------------------------
+// Report mode: what is refused and why.
+
+@fnpos depends on report@
+identifier fn;
+position p;
+@@
+fn@p(...) { ... }
+
+@script:python depends on report@
+p << fnpos.p;
+fn << fnpos.fn;
+@@
+if fn in facts:
+	for why in sorted(set(plan_for(fn)["refuse"])):
+		coccilib.report.print_report(p[0], "WARNING: %s() not converted: %s" % (fn, why))
+
+// ------------------------------------------------------------------
+// Patch mode.
+
+// One rule for all insertions: positions are only valid until a rule
+// has changed the function.
+@sections depends on patch && !helpers@
+identifier virtual.datum, virtual.lock;
+expression E;
+statement S;
+position pvl : script:python() { wants(pvl[0], "vret") and wants(pvl[0], "lock_before") };
+position pv : script:python() { wants(pv[0], "vret") and not wants(pv[0], "lock_before") };
+position pb : script:python() { wants(pb[0], "lock_before") and wants(pb[0], "unlock_after") };
+position pl : script:python() { wants(pl[0], "lock_before") and not wants(pl[0], "unlock_after") };
+position pa : script:python() { wants(pa[0], "unlock_after") and not wants(pa[0], "lock_before") };
+position pu : script:python() { wants(pu[0], "unlock_before") };
+position pw : script:python() { wants(pw[0], "loops") };
+@@
+(
++ local_lock_nested_bh(&datum.lock);
+- return@pvl E;
++ ret = E;
++ local_unlock_nested_bh(&datum.lock);
++ return ret;
+|
+- return@pv E;
++ ret = E;
++ local_unlock_nested_bh(&datum.lock);
++ return ret;
+|
++ local_lock_nested_bh(&datum.lock);
+  S@pb
++ local_unlock_nested_bh(&datum.lock);
+|
++ local_lock_nested_bh(&datum.lock);
+  S@pl
+|
+  S@pa
++ local_unlock_nested_bh(&datum.lock);
+|
++ local_unlock_nested_bh(&datum.lock);
+  S@pu
+|
++ local_lock_nested_bh(&datum.lock);
+  while@pw (E) {
++	local_unlock_nested_bh(&datum.lock);
+	...
++	local_lock_nested_bh(&datum.lock);
+  }
++ local_unlock_nested_bh(&datum.lock);
+)
+
+@vret_decl depends on patch && !helpers@
+type T;
+identifier fn;
+declaration D;
+statement S;
+position p : script:python() { plan_for(p[0].current_element)["ret_decl"] };
+@@
+T fn@p(...) {
+... when != S
+D
++ T ret;
+S
+...
+}
+
+// Functions whose return type comes from a macro (BPF_CALL_x()) return u64.
+@vret_decl_macro depends on patch && !helpers && !vret_decl@
+identifier fn;
+declaration D;
+statement S;
+position p : script:python() { plan_for(p[0].current_element)["ret_decl"] };
+@@
+fn@p(...) {
+... when != S
+D
++ u64 ret;
+S
+...
+}
+
+
+// preempt_disable()-only protection becomes the nested-BH lock.
+@preempt_only depends on patch && !helpers@
+identifier virtual.datum, virtual.lock;
+position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["preempt"] and not plan_for(p[0].current_element)["refuse"] };
+@@
+(
+- preempt_disable@p();
++ local_lock_nested_bh(&datum.lock);
+|
+- preempt_enable@p();
++ local_unlock_nested_bh(&datum.lock);
+)
+
+// With -D helpers: functions running inside another function's section.
+@assert_held depends on patch && helpers@
+identifier virtual.datum, virtual.lock;
+identifier fn;
+declaration D;
+statement S;
+position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] };
+@@
+fn@p(...) {
+... when != S
+D
++ lockdep_assert_held(this_cpu_ptr(&datum.lock));
+S
+...
+}
+
