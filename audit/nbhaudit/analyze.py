@@ -387,16 +387,18 @@ class Audit:
         uses = c.get("uses") or []
         target = c.get("target")
         struct_datum = dkind == "static" and self._struct_of(name) is not None
-        if struct_datum and uses and not chain:
+        if struct_datum and target and not chain:
+            n = len(out[key])
             for ch, line in uses:
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
                                                       member=ch), target, reach))
             self._callee_uses(out, key, fn, c, target, base, reach)
-        else:
-            out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
-                                                  member=chain), target, reach))
-            if struct_datum and target:
-                self._callee_uses(out, key, fn, c, target, base, reach)
+            if len(out[key]) > n:
+                if c.get("returned"):
+                    out[key][-1]["escapes"] = "returned by %s()" % fn.name
+                return
+        out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
+                                              member=chain), target, reach))
         if c.get("returned"):
             out[key][-1]["escapes"] = "returned by %s()" % fn.name
 

@@ -359,7 +359,7 @@ def _depth(code, off):
 
 _INIT_FIELD = re.compile(r"\.\s*(\w+)\s*=\s*(?:\(\s*\w[\w\s\*]*\)\s*)?&?\s*(\w+)\s*(?=[,}\n])")
 _ASSIGN_FIELD = re.compile(r"(?:->|\.)\s*(\w+)\s*=\s*&?\s*(\w+)\s*;")
-_TOPVAR = re.compile(r"(?:\bstruct\s+(\w+)\s+)?(?:const\s+)?(\w+)\s*(?:\[[^\]]*\])?\s*=\s*\{")
+_TOPVAR = re.compile(r"(?:\bstruct\s+(\w+)\s+)?(?:const\s+)?(\w+)\s*(?:\[[^\]]*\])?\s*(?:__\w+\s*)*=\s*\{")
 _TOP_REG = re.compile(r"\b(DEFINE_TIMER|DECLARE_TASKLET|DECLARE_TASKLET_OLD|"
                       r"DECLARE_TASKLET_DISABLED)\s*\(\s*(\w+)\s*,\s*(\w+)")
 

@@ -22,10 +22,10 @@ BATCH = 24          # files per spatch process: progress granularity
 JOBS = 2            # the machine has two cores shared by the team
 
 
-def _version():
-    """Cache key part: any change to the extractor invalidates the cache."""
+def _version(paths):
+    """Cache key part: a change to the extractor invalidates its entries."""
     h = hashlib.sha1()
-    for path in (COCCI, os.path.join(HERE, "cfacts.py"), __file__):
+    for path in paths:
         with open(path, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:12]
@@ -41,16 +41,24 @@ def split_args(text):
 
 
 class Cache:
+    """Two layers keyed by file content hash: spatch calls ("s", valid
+    while facts.cocci is unchanged) and complete facts ("f", valid while
+    the Python extractor is unchanged)."""
+
     def __init__(self, root):
         self.root = root
-        self.version = _version()
+        self.versions = {
+            "s": _version([COCCI]),
+            "f": _version([COCCI, os.path.join(HERE, "cfacts.py"), __file__]),
+        }
         self.corrupt = []
 
-    def _path(self, digest):
-        return os.path.join(self.root, self.version, digest[:2], digest + ".json")
+    def _path(self, layer, digest):
+        return os.path.join(self.root, layer + "-" + self.versions[layer],
+                            digest[:2], digest + ".json")
 
-    def get(self, digest):
-        path = self._path(digest)
+    def get(self, layer, digest):
+        path = self._path(layer, digest)
         try:
             with open(path) as f:
                 return json.load(f)
@@ -64,13 +72,16 @@ class Cache:
                 pass
             return None
 
-    def put(self, digest, facts):
-        path = self._path(digest)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            json.dump(facts, f, separators=(",", ":"))
-        os.replace(tmp, path)
+    def put(self, layer, digest, facts):
+        path = self._path(layer, digest)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                json.dump(facts, f, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError as e:
+            warn("cannot write cache entry %s: %s" % (path, e))
 
 
 def run_spatch(paths, progress):
@@ -221,33 +232,43 @@ def _derive(t, fn, c):
 
 
 def extract(tree, relpaths, cache, progress):
-    """{relpath: facts} for every file, spatch run only on cache misses."""
-    out, todo, texts = {}, [], {}
+    """{relpath: facts} for every file; spatch runs only on files whose
+    content it has not seen."""
+    out, texts, need_spatch, spatched = {}, {}, [], {}
     for rel in relpaths:
         path = os.path.join(tree, rel)
         with open(path, "rb") as f:
             data = f.read()
         digest = hashlib.sha1(data).hexdigest()
-        facts = cache.get(digest)
+        facts = cache.get("f", digest)
         if facts is not None:
             out[rel] = facts
             continue
         texts[rel] = (digest, data.decode("utf-8", "replace"))
-        todo.append(rel)
-    if todo:
-        abspaths = [os.path.join(tree, r) for r in todo]
+        got = cache.get("s", digest)
+        if got is None:
+            need_spatch.append(rel)
+        else:
+            spatched[rel] = got
+    if need_spatch:
+        abspaths = [os.path.join(tree, r) for r in need_spatch]
         calls, failed = run_spatch(abspaths, progress)
-        for rel, path in zip(todo, abspaths):
-            digest, text = texts[rel]
-            t, facts = python_facts(text)
-            facts = finish(t, facts, calls.get(path, []), failed.get(path))
-            for fn in facts["functions"]:
-                del fn["body"], fn["end_off"]
-            cache.put(digest, facts)
-            out[rel] = facts
+        for rel, path in zip(need_spatch, abspaths):
+            got = {"calls": calls.get(path, []), "failure": failed.get(path)}
+            cache.put("s", texts[rel][0], got)
+            spatched[rel] = got
     else:
         progress(len(relpaths), len(relpaths))
-    return out, len(todo)
+    for rel in sorted(texts):
+        digest, text = texts[rel]
+        t, facts = python_facts(text)
+        got = spatched[rel]
+        facts = finish(t, facts, got["calls"], got["failure"])
+        for fn in facts["functions"]:
+            del fn["body"], fn["end_off"]
+        cache.put("f", digest, facts)
+        out[rel] = facts
+    return out, len(need_spatch)
 
 
 def progress_printer(quiet, what="files"):
@@ -282,8 +303,9 @@ def header_structs(tree, wanted, cache):
     pattern = r"__percpu"
     if wanted:
         pattern += r"|^(struct|union) (%s) \{" % "|".join(sorted(wanted))
-    proc = subprocess.run(["grep", "-rlE", "--include=*.h", pattern,
-                           os.path.join(inc, "linux"), os.path.join(inc, "net")],
+    dirs = [d for d in (os.path.join(inc, "linux"), os.path.join(inc, "net"))
+            if os.path.isdir(d)]
+    proc = subprocess.run(["grep", "-rlE", "--include=*.h", pattern] + dirs,
                           stdout=subprocess.PIPE, universal_newlines=True)
     files.update(proc.stdout.split())
     out = {}
@@ -291,11 +313,11 @@ def header_structs(tree, wanted, cache):
         with open(path, "rb") as f:
             data = f.read()
         digest = "h" + hashlib.sha1(data).hexdigest()
-        got = cache.get(digest)
+        got = cache.get("f", digest)
         if got is None:
             t = cfacts.Text(data.decode("utf-8", "replace"))
             got = cfacts.structs(t, cfacts.rt_dead_lines(t))
-            cache.put(digest, got)
+            cache.put("f", digest, got)
         rel = os.path.relpath(path, tree)
         for name, s in got.items():
             if name in wanted or s["percpu"]:

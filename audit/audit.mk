@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# nbh-audit targets; included by the top Makefile, which defines WORK, PY,
+# TREE_61, TREE_612 and OUT.
+
+AUDIT_DIR := audit
+AUDIT_OUT = $(OUT)/audit
+NBH_AUDIT = $(PY) $(AUDIT_DIR)/nbh-audit
+
+.PHONY: audit check-audit bench-audit
+
+# Full audit of net/ and kernel/bpf/ of the prepared 6.1 tree.
+audit:
+	mkdir -p $(AUDIT_OUT)
+	$(NBH_AUDIT) --tree $(TREE_61) --json $(AUDIT_OUT)/audit-6.1.json \
+		--text $(AUDIT_OUT)/audit-6.1.txt --html $(AUDIT_OUT)/audit-6.1.html \
+		--org $(AUDIT_OUT)/audit-6.1.org
+
+# Fixtures, bad input, upstream datums on 6.1 and 6.12, reviewed labels (KTAP).
+check-audit:
+	mkdir -p $(AUDIT_OUT)
+	$(PY) $(AUDIT_DIR)/tests/check-audit --tree61 $(TREE_61) --tree612 $(TREE_612) \
+		--out $(AUDIT_OUT)
+
+# Full audit vs one trivial spatch pass on the same files, then a warm
+# re-run after touching one file of a scratch copy.
+bench-audit:
+	mkdir -p $(AUDIT_OUT)
+	$(PY) $(AUDIT_DIR)/tests/bench-audit --tree $(TREE_61) --scratch $(WORK)/scratch/audit-bench \
+		--out $(AUDIT_OUT)/bench.txt
+
+CHECK_TARGETS += check-audit
