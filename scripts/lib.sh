@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Shared helpers for the scripts/ and boot-tests/ shell programs.
 # Source it; it defines WORK and small logging helpers.

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# nbh: nested-BH locking toolkit. `make` runs the main job, `make check`
+# the test suite. Kernel trees, builds and caches live in $(WORK).
+
+WORK ?= /var/tmp/nbh-work
+PY := /usr/bin/python3
+TREE_61 := $(WORK)/trees/linux-6.1
+TREE_612 := $(WORK)/trees/linux-6.12
+OUT := $(WORK)/out
+export WORK
+
+# Kernel build selection for `make kernel` / `make boot`.
+TREE ?= 6.1
+VARIANT ?= nort-debug
+SERIES ?= none
+TESTS ?= smoke
+
+# Debian packages needed; fragments append theirs.
+DEBIAN_PACKAGES := linux-source-6.1 linux-source-6.12 coccinelle \
+	qemu-system-x86 ccache gcc make flex bison bc libelf-dev libssl-dev \
+	dwarves sparse git python3 graphviz busybox-static xz-utils cpio kmod \
+	iproute2 iputils-ping socat ethtool shellcheck
+
+# Test targets run by `make check`, and steps of the main job, in order;
+# the fragments below append theirs.
+CHECK_TARGETS := check-lint
+MAIN_TARGETS :=
+
+include $(wildcard semantic-patches/*.mk audit/*.mk generated-patches/*.mk boot-tests/*.mk)
+
+.PHONY: all deps tree kernel boot check check-lint summary $(CHECK_TARGETS)
+
+all: deps tree
+	@set -e; for t in $(MAIN_TARGETS); do \
+		echo "==> make $$t"; $(MAKE) --no-print-directory $$t; done
+	@$(MAKE) --no-print-directory summary
+
+deps:
+	@scripts/install-deps $(sort $(DEBIAN_PACKAGES))
+
+tree: deps
+	@scripts/prepare-tree 6.1
+	@scripts/prepare-rt-tree
+	@scripts/prepare-tree 6.12
+
+kernel: tree
+	@scripts/kernel $(TREE) $(VARIANT) $(SERIES)
+
+boot: kernel
+	@boot-tests/nbh-boot --kernel "$$(scripts/kernel $(TREE) $(VARIANT) $(SERIES) 2>/dev/null | tail -1)" \
+		--tests $(TESTS) $(if $(filter rt%,$(VARIANT)),--expect-rt)
+
+# Every check target runs even if an earlier one failed; the summary is
+# KTAP and the exit status is non-zero if any failed.
+check: deps tree
+	@n=0; failed=0; results=""; \
+	for t in $(CHECK_TARGETS); do \
+		n=$$((n + 1)); echo "==> make $$t"; start=$$(date +%s); \
+		if $(MAKE) --no-print-directory $$t; then r="ok $$n $$t"; \
+		else r="not ok $$n $$t"; failed=$$((failed + 1)); fi; \
+		results="$$results$$r # $$(( $$(date +%s) - start )) s\n"; \
+	done; \
+	printf 'KTAP version 1\n1..%d\n%b# Totals: pass:%d fail:%d\n' \
+		$$n "$$results" $$((n - failed)) $$failed; \
+	test $$failed = 0
+
+check-lint:
+	@shellcheck -x -e SC1091 scripts/lib.sh scripts/prepare-tree scripts/prepare-rt-tree \
+		scripts/build-kernel scripts/kernel scripts/install-deps \
+		boot-tests/guest-init boot-tests/check boot-tests/tests/*.sh .ci/run
+	@for f in scripts/fetch-rt-queue boot-tests/nbh-boot boot-tests/test-splat-detector; do \
+		$(PY) -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" $$f || exit 1; done
+	@echo "check-lint: shell and Python sources clean"
+
+summary:
+	@echo "== nbh summary (WORK=$(WORK))"
+	@for t in 6.1 6.12; do printf '  tree %-5s %s\n' $$t "$$(cat $(WORK)/trees/linux-$$t/.git/nbh-pristine-version 2>/dev/null || echo missing)"; done
+	@printf '  rt queue   %s (skipped as already applied: %s)\n' \
+		"$$(cat $(WORK)/rt-queue/6.1/VERSION 2>/dev/null || echo missing)" \
+		"$$(tr '\n' ' ' < $(TREE_61)/.git/nbh-rt-skipped 2>/dev/null | sed 's/ *$$//' | grep . || echo none)"
+	@for r in $(WORK)/boot/runs/*/result.json; do [ -f "$$r" ] || continue; \
+		$(PY) -c 'import json,sys; r=json.load(open(sys.argv[1])); print("  boot %-48s rc=%s boot=%ss splats=%d" % (sys.argv[1].split("/")[-2], r["rc"], r["boot_s"], len(r["splats"])))' $$r; done
