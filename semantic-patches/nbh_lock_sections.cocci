@@ -42,6 +42,7 @@ wanted = set(f for f in os.environ.get("NBH_FUNCTIONS", "").split(",") if f)
 facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
 plans = {}	# function -> computed plan (see plan_for())
 derived_names = set()
+ret_types = {}	# function -> return type, for the variable "ret"
 member_mode = []	# the -D member=M given, if any
 excluded = []	# (file, line, col, line_end, col_end) of sizeof() operands
 
@@ -210,6 +211,20 @@ def plan_for(fn):
 	return plan
 
 
+def first_stmt(fn):
+	f = facts.get(fn)
+	return min(s["start"] for s in f["stmts"]) if f and f["stmts"] else None
+
+
+def last_decl(fn):
+	f = facts.get(fn)
+	if not f or not f.get("decls"):
+		return None
+	first = first_stmt(fn)
+	before = [d for d in f["decls"] if first is None or d < first]
+	return max(before) if before else None
+
+
 def wants(p, key):
 	plan = plan_for(p.current_element)
 	return not plan["refuse"] and pos(p) in plan[key]
@@ -341,6 +356,7 @@ if f is not None:
 		hit = re.search(r"(->|\.)\s*%s\b" % re.escape(member_mode[0]), init)
 	else:
 		hit = any(re.search(r"(?<!struct )\b%s\b" % re.escape(n), init) for n in names)
+	f.setdefault("decls", []).append(pos(p[0]))
 	if hit and not fetch:
 		f["decl_access"] = True
 	f.setdefault("decl_access", False)
@@ -537,33 +553,31 @@ position pw : script:python() { wants(pw[0], "loops") };
 @vret_decl depends on patch && !helpers@
 type T;
 identifier fn;
-declaration D;
-statement S;
-position p : script:python() { plan_for(p[0].current_element)["ret_decl"] };
+position pf : script:python() { plan_for(pf[0].current_element)["ret_decl"] };
 @@
-T fn@p(...) {
-... when != S
-D
-+ T ret;
-S
-...
-}
+T fn@pf(...) { ... }
+
+@script:python@
+T << vret_decl.T;
+fn << vret_decl.fn;
+@@
+ret_types[fn] = T
+
+@vret_decl_add depends on patch && !helpers@
+type vret_decl.T;
+declaration D;
+position p : script:python(T) { plan_for(p[0].current_element)["ret_decl"] and pos(p[0]) == last_decl(p[0].current_element) and ret_types.get(p[0].current_element) == T };
+@@
+D@p
++T ret;
 
 // Functions whose return type comes from a macro (BPF_CALL_x()) return u64.
 @vret_decl_macro depends on patch && !helpers && !vret_decl@
-identifier fn;
 declaration D;
-statement S;
-position p : script:python() { plan_for(p[0].current_element)["ret_decl"] };
+position p : script:python() { plan_for(p[0].current_element)["ret_decl"] and pos(p[0]) == last_decl(p[0].current_element) };
 @@
-fn@p(...) {
-... when != S
-D
-+ u64 ret;
-S
-...
-}
-
+D@p
++u64 ret;
 
 // preempt_disable()-only protection becomes the nested-BH lock.
 @preempt_only depends on patch && !helpers@
@@ -581,16 +595,9 @@ position p : script:python() { p[0].current_element in facts and facts[p[0].curr
 // With -D helpers: functions running inside another function's section.
 @assert_held depends on patch && helpers@
 identifier virtual.datum, virtual.lock;
-identifier fn;
-declaration D;
 statement S;
-position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] };
+position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] and pos(p[0]) == first_stmt(p[0].current_element) };
 @@
-fn@p(...) {
-... when != S
-D
 + lockdep_assert_held(this_cpu_ptr(&datum.lock));
-S
-...
-}
+S@p
 
