@@ -331,7 +331,7 @@ class Audit:
             self._texts[rel] = (t, {fn["name"]: fn for fn in cfacts.functions(t)})
         return self._texts[rel]
 
-    def datum_of(self, arg):
+    def datum_of(self, arg, rel=None):
         """(kind, name, member chain) for the accessor argument, or None."""
         expr = arg.strip().lstrip("&").strip("()")
         m = re.match(r"^(\w+)((?:\.\w+)*)$", expr)
@@ -341,8 +341,20 @@ class Audit:
             return ("ptrvar", m.group(1), [])
         ids = re.findall(r"(?:->|\.)(\w+)", expr)
         if ids and ids[-1] in self.percpu_fields:
-            return ("field", ids[-1], [])
+            return ("field", self._field_owner(ids[-1], rel), [])
         return None
+
+    def _field_owner(self, field, rel):
+        """'struct:field' key: the struct declaring this __percpu field that
+        the accessing file can see (same directory or included header)."""
+        cands = self.percpu_fields[field]
+        if len(cands) > 1 and rel:
+            incs = {"include/" + i for i in self.facts.get(rel, {}).get("includes", ())}
+            d = os.path.dirname(rel)
+            near = [c for c in cands if c[1].get("file") in incs or
+                    os.path.dirname(c[1].get("file", "")) == d or c[1].get("file") == rel]
+            cands = near or cands
+        return "%s:%s" % (cands[0][0], field)
 
     def accesses(self):
         reach = self.reachability()
@@ -356,7 +368,7 @@ class Audit:
                     kind = K.op_accessor(c["f"])
                 if not kind or not c["args"]:
                     continue
-                d = self.datum_of(c["args"][0])
+                d = self.datum_of(c["args"][0], fn.file)
                 if not d:
                     continue
                 self._record(out, fn, c, d, kind, reach)
@@ -367,7 +379,7 @@ class Audit:
                 for c in d["calls"]:
                     if (c["line"] in dead or d["line"] in dead) and (
                             c["f"] in K.PTR_ACCESSORS or K.op_accessor(c["f"])) and c["args"]:
-                        dd = self.datum_of(c["args"][0])
+                        dd = self.datum_of(c["args"][0], rel)
                         if dd:
                             key = dd[1] + "".join("." + x for x in dd[2][:2])
                             self.rt_excluded[key] += 1

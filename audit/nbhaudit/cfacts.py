@@ -34,6 +34,10 @@ def blank(text):
     return _BLANK_RE.sub(lambda m: _NOT_NL.sub(" ", m.group()), text)
 
 
+_BRACKETS = {"{": re.compile(r"[{}]"), "(": re.compile(r"[()]")}
+_TOP = re.compile(r"[{};]")
+
+
 class Text:
     """A file's text with offset/line conversions and matching braces."""
 
@@ -53,15 +57,14 @@ class Text:
     def match(self, off, opening="{", closing="}"):
         """Offset of the bracket closing the one at off, or -1."""
         depth = 0
-        code = self.code
-        for i in range(off, len(code)):
-            c = code[i]
-            if c == opening:
+        pat = _BRACKETS[opening]
+        for m in pat.finditer(self.code, off):
+            if m.group() == opening:
                 depth += 1
-            elif c == closing:
+            else:
                 depth -= 1
                 if depth == 0:
-                    return i
+                    return m.start()
         return -1
 
     def match_back(self, off, opening="(", closing=")"):
@@ -81,7 +84,7 @@ class Text:
 # --- PREEMPT_RT configuration --------------------------------------------
 
 RT = "CONFIG_PREEMPT_RT"
-_IF_RE = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)$")
+_IF_RE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b(.*)$", re.M)
 
 
 def _rt_polarity(kind, cond):
@@ -103,24 +106,23 @@ def rt_dead_lines(t):
     """Lines that do not exist when CONFIG_PREEMPT_RT=y."""
     dead = set()
     stack = []          # [polarity, in_else]
-    lines = t.raw.split("\n")
-    for no, line in enumerate(lines, 1):
-        m = _IF_RE.match(line)
-        if m:
-            kind, cond = m.group(1), m.group(2)
-            if kind in ("if", "ifdef", "ifndef"):
-                stack.append([_rt_polarity(kind, cond), False])
-            elif kind == "elif" and stack:
-                # an #elif after an RT test: only the RT branch is known
-                stack[-1] = [False if stack[-1][0] else None, True]
-            elif kind == "else" and stack:
-                pol = stack[-1][0]
-                stack[-1] = [None if pol is None else not pol, True]
-            elif kind == "endif" and stack:
-                stack.pop()
-            continue
+    prev = 0            # line of the previous directive
+    for m in _IF_RE.finditer(t.raw):
+        no = t.line(m.start())
         if any(pol is False for pol, _ in stack):
-            dead.add(no)
+            dead.update(range(prev + 1, no))
+        prev = no
+        kind, cond = m.group(1), m.group(2)
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append([_rt_polarity(kind, cond), False])
+        elif kind == "elif" and stack:
+            # an #elif after an RT test: only the RT branch is known
+            stack[-1] = [False if stack[-1][0] else None, True]
+        elif kind == "else" and stack:
+            pol = stack[-1][0]
+            stack[-1] = [None if pol is None else not pol, True]
+        elif kind == "endif" and stack:
+            stack.pop()
     # C-level: if (IS_ENABLED(CONFIG_PREEMPT_RT)) { ... } else { ... }
     for m in re.finditer(r"\bif\s*\(\s*(!?)\s*IS_ENABLED\s*\(\s*%s\s*\)\s*\)" % RT,
                          t.code):
@@ -157,13 +159,16 @@ _INIT_ATTR = re.compile(r"\b__(?:net_)?(?:init|exit)\b|\b__ref\b")
 
 def functions(t):
     """Top-level function definitions."""
-    code = t.code
     out = []
     depth = 0
-    i, n = 0, len(code)
+    pos = 0
     last_end = 0        # end of the previous top-level item
-    while i < n:
-        c = code[i]
+    while True:
+        m = _TOP.search(t.code, pos)
+        if not m:
+            break
+        i, c = m.start(), m.group()
+        pos = i + 1
         if c == "{":
             if depth == 0:
                 fn = _function_header(t, last_end, i)
@@ -175,15 +180,13 @@ def functions(t):
                     fn["end_off"] = j
                     fn["end"] = t.line(j)
                     out.append(fn)
-                i = j + 1
-                last_end = i
+                pos = last_end = j + 1
                 continue
             depth += 1
         elif c == "}":
             depth -= 1
-        elif c == ";" and depth == 0:
+        elif depth == 0:
             last_end = i + 1
-        i += 1
     return out
 
 
@@ -295,11 +298,17 @@ def structs(t, dead):
 
 def _members(t, start, end, info, dead):
     code = t.code
-    i, decl_start = start, start
-    while i < end:
-        c = code[i]
+    pos, decl_start = start, start
+    while pos < end:
+        m = _TOP.search(code, pos, end)
+        if not m:
+            break
+        i, c = m.start(), m.group()
+        pos = i + 1
         if c == "{":
             j = t.match(i)
+            if j < 0:
+                return
             sub = {"members": {}, "rt_dead": [], "percpu": {}}
             _members(t, i + 1, j, sub, dead)
             k = code.find(";", j)
@@ -313,8 +322,7 @@ def _members(t, start, end, info, dead):
                 info["members"].update(sub["members"])
                 info["rt_dead"].extend(sub["rt_dead"])
             info["percpu"].update(sub["percpu"])
-            i = k + 1
-            decl_start = i
+            pos = decl_start = k + 1
             continue
         if c == ";":
             decl = code[decl_start:i]
@@ -331,7 +339,6 @@ def _members(t, start, end, info, dead):
                 if fm:
                     info["members"][fm.group(1)] = None
             decl_start = i + 1
-        i += 1
 
 
 def percpu_ptr_vars(t, funcs):
@@ -464,7 +471,7 @@ def assign_target(t, line, col):
     off = t.offset(line, col)
     lo = max(0, off - 200)
     before = t.code[lo:off]
-    m = re.search(r"(\w+)\s*=\s*(?:\(\s*[\w\s\*]+\)\s*)?$", before)
+    m = re.search(r"(\w+)\s*=\s*(?:\(\s*[\w\s\*]+\)\s*)?&?\s*$", before)
     if m and not re.search(r"[=!<>]=\s*$", before[:m.end()]):
         return m.group(1)
     return None
@@ -496,6 +503,10 @@ def member_uses(t, var, start_off, end_off):
             continue        # taking the datum's own lock is not a data access
         out.append((chain, t.line(start_off + m.start())))
     return out
+
+
+def includes(t):
+    return re.findall(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', t.raw, re.M)
 
 
 def returns_var(t, var, start_off, end_off):

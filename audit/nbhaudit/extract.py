@@ -166,6 +166,7 @@ def python_facts(text):
         "fnptrs": cfacts.fnptrs(t, funcs),
         "top_registrations": cfacts.top_registrations(t),
         "rt_dead": sorted(dead),
+        "includes": cfacts.includes(t),
     }
 
 
@@ -183,8 +184,9 @@ def finish(t, facts, calls, spatch_failure):
             fn["calls"].append(c)
     unparsed = []
     for fn in funcs:
-        lexical = cfacts.regex_calls(t, fn)
-        if lexical and (spatch_failure or not fn["calls"]):
+        lexical = (cfacts.regex_calls(t, fn)
+                   if spatch_failure or not fn["calls"] else None)
+        if lexical:
             unparsed.append({"function": fn["name"], "line": fn["line"],
                              "reason": spatch_failure or "spatch matched no call in a body that has calls"})
             fn["calls"] = lexical

@@ -101,9 +101,10 @@ def _definition(audit, kind, name):
     if kind == "ptrvar":
         d = audit.ptr_vars[name]
         return d["file"], d["line"], d["type"] + " __percpu *", False, name
-    struct, s, typ = audit.percpu_fields[name][0]
-    return (s.get("file", "?"), s.get("line", 0), typ + " __percpu *", False,
-            "%s.%s" % (struct, name))
+    struct, field = name.split(":")
+    s = audit.structs[struct]
+    return (s.get("file", "?"), s.get("line", 0), s["percpu"][field] + " __percpu *",
+            False, "%s.%s" % (struct, field))
 
 
 def _datum_findings(audit, kind, name, accs):
