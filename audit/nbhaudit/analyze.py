@@ -398,30 +398,33 @@ class Audit:
                 "op": kind, "remote": remote}
         uses = c.get("uses") or []
         target = c.get("target")
-        struct_datum = dkind == "static" and self._struct_of(name) is not None
-        if struct_datum and target and not chain:
+        if not chain:
+            # follow the pointer: member uses here, then into callees
             n = len(out[key])
-            for ch, line in uses:
+            for ch, line in (uses if target else []):
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
-                                                      member=ch), target, reach))
-            self._callee_uses(out, key, fn, c, target, base, reach)
+                                                      member=ch), {target}, reach))
+            text = "%s(%s)" % (c["f"], ",".join(c["args"]))
+            self._callee_uses(out, key, fn, c, target or text, base, reach)
             if len(out[key]) > n:
                 if c.get("returned"):
                     out[key][-1]["escapes"] = "returned by %s()" % fn.name
                 return
         out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
-                                              member=chain), target, reach))
+                                              member=chain), {target} - {None}, reach))
         if c.get("returned"):
             out[key][-1]["escapes"] = "returned by %s()" % fn.name
 
     def _callee_uses(self, out, key, fn, c, var, base, reach):
-        """Pointer passed on to a callee: follow its member uses there."""
+        """Pointer passed on to a callee: follow its member uses there,
+        with the sections the caller holds around the call."""
         for cc in fn.calls:
-            if (cc["line"], cc["col"]) <= (c["line"], c["col"]):
+            if (cc["line"], cc["col"]) < (c["line"], c["col"]) or cc is c:
                 continue
             for i, a in enumerate(cc["args"]):
                 if a != var:
                     continue
+                outer = state_at(fn, cc["line"], cc["col"])
                 for callee in self.resolve(cc["f"], fn.file):
                     if i >= len(callee.params) or not callee.params[i]:
                         continue
@@ -434,7 +437,8 @@ class Audit:
                         acc = dict(base, file=callee.file, function=callee.name,
                                    line=line, col=0, member=ch,
                                    via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))
-                        out[key].append(self._access(callee, acc, callee.params[i], reach))
+                        out[key].append(self._access(callee, acc, {var, callee.params[i]},
+                                                     reach, outer))
 
     def _struct_of(self, name):
         d = self.datums.get(name)
@@ -443,8 +447,13 @@ class Audit:
         m = re.match(r"(?:struct|union)\s+(\w+)$", d["type"])
         return self.structs.get(m.group(1)) if m else None
 
-    def _access(self, fn, acc, target, reach):
+    def _access(self, fn, acc, names, reach, outer=None):
         snap = state_at(fn, acc["line"], acc["col"])
+        if outer is not None:
+            merged = outer.copy()
+            for k in Snapshot.KINDS:
+                getattr(merged, k).extend(getattr(snap, k))
+            snap = merged
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:
@@ -461,15 +470,8 @@ class Audit:
                                   if n else "no caller found in the audited files"}
         acc["context"] = ctx
         acc["evidence"] = ev
-        acc["protection"] = self._protection(fn, acc, snap, target)
+        acc["protection"] = (snap, {n for n in names if n and re.fullmatch(r"\w+", n)})
         return acc
-
-    def _protection(self, fn, acc, snap, target):
-        names = {acc.get("datum_name", "")}
-        names.discard("")
-        if target:
-            names.add(target)
-        return snap, names
 
     def protection(self, name, acc, lock_members):
         """Name the protection in force at the access."""
