@@ -299,7 +299,36 @@ class Audit:
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent
+        self._inherit()
         return parent
+
+    def _inherit(self):
+        """Nested-BH locks held around every call of a function (for
+        callbacks invoked inside the caller's locked section, such as
+        br_nf_push_frag_xmit() under br_nf_dev_queue_xmit()'s lock)."""
+        rev = collections.defaultdict(list)
+        for fn in self.fns:
+            for t, c in self.callees(fn):
+                rev[t.id].append((fn, c))
+        held = {fn.id: None for fn in self.fns if rev.get(fn.id) and fn.id not in self.entries}
+        byid = {fn.id: fn for fn in self.fns}
+        for _ in range(8):
+            changed = False
+            for fid in list(held):
+                acc = None
+                for caller, c in rev[fid]:
+                    if caller.id in held and held[caller.id] is None:
+                        continue        # not known yet: does not constrain
+                    here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
+                    here |= held.get(caller.id) or set()
+                    acc = here if acc is None else acc & here
+                if acc is not None and acc != held[fid]:
+                    held[fid] = acc
+                    changed = True
+            if not changed:
+                break
+        self.inherited = {fid: s for fid, s in held.items() if s}
+        del byid
 
     def _direct(self, fn, c):
         return [(t, c) for t in self.resolve(c["f"], fn.file)]
@@ -449,6 +478,10 @@ class Audit:
 
     def _access(self, fn, acc, names, reach, outer=None):
         snap = state_at(fn, acc["line"], acc["col"])
+        if fn.id in self.inherited:
+            snap = snap.copy()
+            snap.nested.extend(("local_lock_nested_bh", 0, a + " (held by every caller)")
+                               for a in sorted(self.inherited[fn.id]))
         if outer is not None:
             merged = outer.copy()
             for k in Snapshot.KINDS:
