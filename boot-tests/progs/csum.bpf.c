@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tc egress program that rewrites the IPv4 source address of UDP packets
+ * (FROM -> TO, set by the loader) and fixes both checksums from a
+ * bpf_csum_diff() of the old and new address. A wrong checksum makes the
+ * receiver drop the packet, so delivery proves the helper computed it
+ * right; the count of rewritten packets is kept for the test.
+ */
+#include <stddef.h>
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#define IP_OFF ETH_HLEN
+#define IP_CSUM_OFF (IP_OFF + offsetof(struct iphdr, check))
+#define IP_SRC_OFF (IP_OFF + offsetof(struct iphdr, saddr))
+
+volatile const __u32 from_addr;		/* network order */
+volatile const __u32 to_addr;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} rewritten SEC(".maps");
+
+SEC("tc")
+int snat_csum_diff(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct iphdr *ip = data + IP_OFF;
+	__be32 old_addr, new_addr = to_addr;
+	__u32 zero = 0;
+	__s64 diff;
+	__u64 *c;
+
+	if ((void *)(ip + 1) > end || skb->protocol != bpf_htons(ETH_P_IP))
+		return TC_ACT_OK;
+	if (ip->protocol != IPPROTO_UDP || ip->saddr != from_addr || ip->ihl != 5)
+		return TC_ACT_OK;
+	old_addr = ip->saddr;
+	diff = bpf_csum_diff(&old_addr, 4, &new_addr, 4, 0);
+	if (diff < 0)
+		return TC_ACT_SHOT;
+	if (bpf_skb_store_bytes(skb, IP_SRC_OFF, &new_addr, 4, 0) ||
+	    bpf_l3_csum_replace(skb, IP_CSUM_OFF, 0, diff, 0) ||
+	    bpf_l4_csum_replace(skb, IP_OFF + sizeof(struct iphdr) +
+				offsetof(struct udphdr, check), 0, diff,
+				BPF_F_PSEUDO_HDR | BPF_F_MARK_MANGLED_0))
+		return TC_ACT_SHOT;
+	c = bpf_map_lookup_elem(&rewritten, &zero);
+	if (c)
+		*c += 1;
+	return TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "GPL";
