@@ -320,6 +320,7 @@ class Audit:
                     if caller.id in held and held[caller.id] is None:
                         continue        # not known yet: does not constrain
                     here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
+                    here |= self._asserted(caller)
                     here |= held.get(caller.id) or set()
                     acc = here if acc is None else acc & here
                 if acc is not None and acc != held[fid]:
@@ -475,6 +476,23 @@ class Audit:
             return None
         m = re.match(r"(?:struct|union)\s+(\w+)$", d["type"])
         return self.structs.get(m.group(1)) if m else None
+
+    def _asserted(self, fn):
+        """lockdep_assert_held(&p->lock) in fn, with p resolved to the
+        per-CPU datum it was taken from: '&datum.lock'."""
+        out = set()
+        for c in fn.calls:
+            if c["f"] not in K.ASSERT_HELD or not c["args"]:
+                continue
+            words = re.findall(r"\w+", c["args"][0])
+            if len(words) < 2:
+                continue
+            for a in fn.calls:
+                if a.get("target") == words[0] and a["args"]:
+                    d = self.datum_of(a["args"][0], fn.file)
+                    if d:
+                        out.add("&%s.%s" % (d[1], words[-1]))
+        return out
 
     def _access(self, fn, acc, names, reach, outer=None):
         snap = state_at(fn, acc["line"], acc["col"])

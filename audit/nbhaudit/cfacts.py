@@ -371,27 +371,36 @@ _TOP_REG = re.compile(r"\b(DEFINE_TIMER|DECLARE_TASKLET|DECLARE_TASKLET_OLD|"
                       r"DECLARE_TASKLET_DISABLED)\s*\(\s*(\w+)\s*,\s*(\w+)")
 
 
+_NOT_FN = re.compile(r"^(?:[A-Z0-9_]+|\d\w*|true|false|NULL|sizeof)$")
+_INIT_OPEN = re.compile(r"=\s*\{")
+
+
 def fnptrs(t, funcs):
     """(field, function-name) pairs, with the variable and struct type
     being initialized when known."""
     out = []
+    opens = [m.start() for m in _INIT_OPEN.finditer(t.code)]
+    heads = {}
     for m in _INIT_FIELD.finditer(t.code):
+        if _NOT_FN.match(m.group(2)):
+            continue
         off = m.start()
         var = typ = None
-        # the innermost '= {' before us, outside function bodies
-        k = t.code.rfind("= {", 0, off)
-        k2 = t.code.rfind("={", 0, off)
-        k = max(k, k2)
-        if k >= 0:
-            head = t.code[max(0, k - 200):k + 3]
-            vm = None
-            for vm in _TOPVAR.finditer(head):
-                pass
-            if vm:
-                typ, var = vm.group(1), vm.group(2)
+        # the innermost '= {' before us
+        i = bisect.bisect_left(opens, off) - 1
+        if i >= 0:
+            k = opens[i]
+            if k not in heads:
+                vm = None
+                for vm in _TOPVAR.finditer(t.code[max(0, k - 200):k + 3]):
+                    pass
+                heads[k] = (vm.group(1), vm.group(2)) if vm else (None, None)
+            typ, var = heads[k]
         out.append({"field": m.group(1), "fn": m.group(2), "line": t.line(off),
                     "var": var, "type": typ, "how": "init"})
     for m in _ASSIGN_FIELD.finditer(t.code):
+        if _NOT_FN.match(m.group(2)):
+            continue
         out.append({"field": m.group(1), "fn": m.group(2),
                     "line": t.line(m.start()), "var": None, "type": None,
                     "how": "assign"})
@@ -478,6 +487,7 @@ def assign_target(t, line, col):
 
 
 _ARROW = r"\b%s\s*->\s*(\w+)((?:\s*\.\s*\w+)*)"
+_SIZEOF = re.compile(r"\b(?:sizeof|typeof|__typeof__|offsetof)\s*\(\s*$")
 
 
 def member_uses(t, var, start_off, end_off):
@@ -501,6 +511,8 @@ def member_uses(t, var, start_off, end_off):
         chain = [m.group(1)] + [x.strip() for x in m.group(2).split(".") if x.strip()]
         if "lock" in chain[-1]:
             continue        # taking the datum's own lock is not a data access
+        if _SIZEOF.search(t.code, max(0, start_off + m.start() - 20), start_off + m.start()):
+            continue        # sizeof(p->member) reads nothing
         out.append((chain, t.line(start_off + m.start())))
     return out
 
