@@ -5,6 +5,7 @@ files."""
 
 import hashlib
 import json
+import multiprocessing
 import os
 import re
 import subprocess
@@ -188,6 +189,7 @@ def finish(t, facts, calls, spatch_failure):
                    if spatch_failure or not fn["calls"] else None)
         if lexical:
             unparsed.append({"function": fn["name"], "line": fn["line"],
+                             "kind": "spatch" if spatch_failure else "function",
                              "reason": spatch_failure or "spatch matched no call in a body that has calls"})
             fn["calls"] = lexical
             fn["lexical_calls"] = True
@@ -196,6 +198,12 @@ def finish(t, facts, calls, spatch_failure):
             c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
             if c["f"] in ACCESSOR_PTRS:
                 _derive(t, fn, c)
+    if t.code.count("{") != t.code.count("}") or t.code.count("(") != t.code.count(")"):
+        unparsed.insert(0, {"function": "", "line": 0, "kind": "file",
+                            "reason": "unbalanced brackets after preprocessing: functions past the error are not audited"})
+    elif spatch_failure and not unparsed:
+        unparsed.append({"function": "", "line": 0, "kind": "spatch",
+                         "reason": spatch_failure})
     facts["unparsed"] = unparsed
     return facts
 
@@ -261,16 +269,26 @@ def extract(tree, relpaths, cache, progress):
             spatched[rel] = got
     else:
         progress(len(relpaths), len(relpaths))
-    for rel in sorted(texts):
-        digest, text = texts[rel]
-        t, facts = python_facts(text)
-        got = spatched[rel]
-        facts = finish(t, facts, got["calls"], got["failure"])
-        for fn in facts["functions"]:
-            del fn["body"], fn["end_off"]
-        cache.put("f", digest, facts)
+    rels = sorted(texts)
+    jobs = [(texts[r][1], spatched[r]["calls"], spatched[r]["failure"]) for r in rels]
+    if len(jobs) > 8:
+        with multiprocessing.Pool(JOBS) as pool:
+            results = pool.map(_facts_job, jobs, chunksize=8)
+    else:
+        results = [_facts_job(j) for j in jobs]
+    for rel, facts in zip(rels, results):
+        cache.put("f", texts[rel][0], facts)
         out[rel] = facts
     return out, len(need_spatch)
+
+
+def _facts_job(job):
+    text, calls, failure = job
+    t, facts = python_facts(text)
+    facts = finish(t, facts, calls, failure)
+    for fn in facts["functions"]:
+        del fn["body"], fn["end_off"]
+    return facts
 
 
 def progress_printer(quiet, what="files"):

@@ -35,8 +35,9 @@ def text(doc, f):
     f.write("# nbh-audit %s on %s (%s)\n" % (doc["tree_version"], " ".join(doc["paths"]),
                                              doc["config"]))
     for u in doc["unparsed"]:
-        f.write("%s:%d:0-0: INFO: spatch could not parse %s(): %s\n" % (
-            u["file"], u["line"], u["function"], u["reason"]))
+        f.write("%s:%d:0-0: INFO: spatch could not parse %s: %s\n" % (
+            u["file"], u["line"], (u["function"] + "()") if u["function"] else "the file",
+            u["reason"]))
     for d in doc["findings"]:
         level = LEVEL.get(d["verdict"])
         if not level:
