@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tc egress program that rewrites the IPv4 source address of UDP packets
- * (FROM -> TO, set by the loader) and fixes both checksums from a
+ * (10.18.0.1 -> 10.18.0.77, the addresses of tests/bpf-csum.sh) and fixes both checksums from a
  * bpf_csum_diff() of the old and new address. A wrong checksum makes the
  * receiver drop the packet, so delivery proves the helper computed it
  * right; the count of rewritten packets is kept for the test.
@@ -20,8 +20,8 @@
 #define IP_CSUM_OFF (IP_OFF + offsetof(struct iphdr, check))
 #define IP_SRC_OFF (IP_OFF + offsetof(struct iphdr, saddr))
 
-volatile const __u32 from_addr;		/* network order */
-volatile const __u32 to_addr;
+#define FROM_ADDR 0x0a120001	/* 10.18.0.1 */
+#define TO_ADDR 0x0a12004d	/* 10.18.0.77 */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -36,14 +36,14 @@ int snat_csum_diff(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data;
 	void *end = (void *)(long)skb->data_end;
 	struct iphdr *ip = data + IP_OFF;
-	__be32 old_addr, new_addr = to_addr;
+	__be32 old_addr, new_addr = bpf_htonl(TO_ADDR);
 	__u32 zero = 0;
 	__s64 diff;
 	__u64 *c;
 
 	if ((void *)(ip + 1) > end || skb->protocol != bpf_htons(ETH_P_IP))
 		return TC_ACT_OK;
-	if (ip->protocol != IPPROTO_UDP || ip->saddr != from_addr || ip->ihl != 5)
+	if (ip->protocol != IPPROTO_UDP || ip->saddr != bpf_htonl(FROM_ADDR) || ip->ihl != 5)
 		return TC_ACT_OK;
 	old_addr = ip->saddr;
 	diff = bpf_csum_diff(&old_addr, 4, &new_addr, 4, 0);

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bpf_redirect_info and the XDP flush lists: XDP redirects through a
+# cpumap (with a cpumap program), a devmap, bpf_redirect() and an xskmap
+# read by an AF_XDP socket, native and generic XDP; tc bpf_redirect(),
+# bpf_redirect_peer() and bpf_redirect_neigh(); BPF_PROG_TEST_RUN with
+# live frames; XDP on a tap device. Senders run on every CPU at once;
+# each leg asserts the frame counts at both ends.
+#
+#   xs (x0 10.20.0.1) -- (x1 10.20.0.2) xr (x2 10.21.0.1) -- (x3 10.21.0.2) xd
+#
+# xr does not forward, so only a redirect carries frames from x1 to x2.
+. "$(dirname "$0")/val-lib.sh"
+
+netns xs xr xd
+ip link add x0 netns xs type veth peer name x1 netns xr
+ip link add x2 netns xr type veth peer name x3 netns xd
+in_ns xs ip addr add 10.20.0.1/24 dev x0
+in_ns xr ip addr add 10.20.0.2/24 dev x1
+in_ns xr ip addr add 10.21.0.1/24 dev x2
+in_ns xd ip addr add 10.21.0.2/24 dev x3
+for l in "xs x0" "xr x1" "xr x2" "xd x3"; do
+	read -r n d <<<"$l"
+	in_ns "$n" ip link set "$d" up
+done
+in_ns xr sysctl -qw net.ipv4.ip_forward=0
+in_ns xs ip route add 10.21.0.0/24 via 10.20.0.2
+# Redirect programs also take ARP frames: resolve neighbours statically.
+in_ns xs ip neigh replace 10.20.0.2 lladdr "$(in_ns xr cat /sys/class/net/x1/address)" dev x0
+
+COUNT=300
+SENT=$((COUNT * NCPUS))
+LOADERS=()
+start_loader() { # NS MODE IN TARGET LOG
+	in_ns "$1" "$PROGS/xdp-redirect" "$2" "$3" "$4" 600 >"$5" 2>&1 &
+	LOADERS+=($!)
+	wait_line "$5" ready
+}
+stop_loaders() {
+	local p
+	for p in "${LOADERS[@]}"; do
+		kill -TERM "$p"
+		wait "$p" || return 1
+	done
+	LOADERS=()
+}
+counter() { # LOG NAME: a counter printed by xdp-redirect (0 if absent)
+	awk -v k="$2" '$1 == "count" && $2 == k { n = $3 } END { print n + 0 }' "$1"
+}
+send_all() { # ADDR PORT: COUNT datagrams from one sender per CPU
+	local c pids=()
+	for ((c = 0; c < NCPUS; c++)); do
+		on_cpu "$c" ip netns exec xs "$PROGS/udp-check" send "$1" "$2" "$COUNT" 600 "$c" 300 \
+			>/dev/null &
+		pids+=($!)
+	done
+	for c in "${pids[@]}"; do wait "$c" || return 1; done
+	sleep 1
+}
+at_least() { # WHAT GOT WANT
+	echo "$1: $2 (want >= $3)"
+	(($2 >= $3))
+}
+
+# Frames that reach the stack of xr or xd: the receiver counts them.
+to_stack() { # MODE NS ADDR PORT [TARGET]
+	local mode=$1 ns=$2 addr=$3 port=$4 target=${5:-x2} log=/tmp/xdp.$1.log
+	start_loader xr "$mode" x1 "$target" "$log" || return 1
+	local rc=0
+	udp_flow xs "$ns" "$addr" "$port" "$COUNT" 600 90 || rc=1
+	stop_loaders || rc=1
+	cat "$log"
+	return $rc
+}
+# Frames redirected to x2 with x1's MAC: counted by XDP on x3, dropped.
+to_x3() { # MODE PORT
+	local mode=$1 log=/tmp/xdp.$1.log cnt=/tmp/xdp.$1.count
+	start_loader xd count x3 x3 "$cnt" || return 1
+	start_loader xr "$mode" x1 x2 "$log" || return 1
+	send_all 10.21.0.2 "$2" || return 1
+	stop_loaders || return 1
+	cat "$log" "$cnt"
+	local key=${mode%-generic}
+	[[ $key == tc-* ]] && key=tc
+	at_least "$mode: frames the program redirected" "$(counter "$log" "$key")" "$SENT" &&
+		at_least "$mode: frames seen on x3" "$(counter "$cnt" count)" $((SENT * 9 / 10))
+}
+
+cpumap() { # MODE PORT
+	to_stack "$1" xr 10.20.0.2 "$2" || return 1
+	at_least "$1: frames into the cpumap" "$(counter "/tmp/xdp.$1.log" cpumap)" "$SENT" &&
+		at_least "$1: frames through the cpumap program" \
+			"$(counter "/tmp/xdp.$1.log" cpumap_prog)" "$SENT"
+}
+check "XDP cpumap (native) with a cpumap program" cpumap cpumap 9400
+check "XDP cpumap (generic)" cpumap cpumap-generic 9401
+check "XDP devmap (native) to veth" to_x3 devmap 9402
+check "XDP devmap (generic) to veth" to_x3 devmap-generic 9403
+check "XDP bpf_redirect (native) to veth" to_x3 ifindex 9404
+check "XDP bpf_redirect (generic) to veth" to_x3 ifindex-generic 9405
+check "tc bpf_redirect to veth" to_x3 tc-redirect 9406
+
+xsk() {
+	local log=/tmp/xdp.xsk.log
+	start_loader xr xsk x1 x2 "$log" || return 1
+	send_all 10.20.0.2 9407 || return 1
+	stop_loaders || return 1
+	cat "$log"
+	at_least "xsk: frames the program redirected" "$(counter "$log" xsk)" "$SENT" &&
+		at_least "xsk: frames read from the AF_XDP socket" \
+			"$(counter "$log" xsk_received)" $((SENT * 9 / 10))
+}
+check "XDP xskmap to an AF_XDP socket" xsk
+check "tc bpf_redirect_neigh, delivered in xd" to_stack tc-neigh xd 10.21.0.2 9408
+check "tc bpf_redirect_peer, delivered in xd" to_stack tc-peer xd 10.21.0.2 9409
+
+live() {
+	local log=/tmp/xdp.live.log cnt=/tmp/xdp.live.count secs=3
+	start_loader xd count x3 x3 "$cnt" || return 1
+	in_ns xr "$PROGS/xdp-redirect" live lo x2 "$secs" >"$log" 2>&1 || { cat "$log"; return 1; }
+	sleep 1
+	stop_loaders || return 1
+	cat "$log" "$cnt"
+	at_least "live frames run" "$(counter "$log" live)" $((secs * 1000 * NCPUS)) &&
+		at_least "live frames seen on x3" "$(counter "$cnt" count)" \
+			$((secs * 1000 * NCPUS * 9 / 10))
+}
+check "BPF_PROG_TEST_RUN with live frames through a devmap" live
+check "XDP on a tap device (tun_build_skb)" in_ns xr "$PROGS/tun-xdp" 2000
+finish

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Read back what cov-start recorded: one "coverage FUNCTION HITS" line per
+# converted function (HITS summed over CPUs; "inlined" when the function
+# has no symbol). Fails if any function with a symbol has zero hits,
+# unless boot-tests/coverage/unreachable names it with its reason.
+set -euo pipefail
+T=/sys/kernel/tracing
+state=/tmp/nbh-cov
+unreachable=${NBH_TESTDIR:?}/../coverage/unreachable
+[[ -d $state ]] || { echo "cov-start did not run in this boot"; exit 1; }
+echo 0 >"$T/function_profile_enabled"
+declare -A hits
+while read -r func n _; do
+	hits[$func]=$((${hits[$func]:-0} + n))
+done < <(cat "$T"/trace_stat/function* 2>/dev/null | awk 'NF >= 2 && $2 ~ /^[0-9]+$/')
+while read -r name n _; do
+	hits[${name#nbhcov/}]=$n
+done < <(awk '$1 ~ /^nbhcov\// {print $1, $2}' "$T/kprobe_profile")
+zero=0
+while read -r func; do
+	n=${hits[$func]:-0}
+	reason=$(awk -v f="$func" '$1 == f { $1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
+	if ((n > 0)); then
+		echo "coverage $func $n"
+	elif [[ -n $reason ]]; then
+		echo "coverage $func 0 # unreachable here: $reason"
+	else
+		echo "coverage $func 0 # NEVER RAN"
+		zero=$((zero + 1))
+	fi
+done < <(sort -u "$state/ftrace" "$state/kprobe")
+while read -r func; do
+	echo "coverage $func inlined # no symbol: counted in its callers"
+done <"$state/inlined"
+if [[ -s $state/kprobe ]]; then
+	echo 0 >"$T/events/nbhcov/enable"
+	echo >"$T/kprobe_events"
+fi
+((zero == 0)) || { echo "$zero converted function(s) never ran"; exit 1; }
+echo "every traceable converted function ran"

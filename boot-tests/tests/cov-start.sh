@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Start recording which converted functions run: the list comes from the
+# series (boot-tests/make-coverage-list, passed as nbh.covlist=). Each
+# function ftrace can trace goes to the function profiler; one that has
+# a symbol but no ftrace site gets a kprobe; one with neither was
+# inlined and is recorded as such. cov-check reads the counts at the end.
+set -euo pipefail
+param() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+list=$(param nbh.covlist)
+T=/sys/kernel/tracing
+state=/tmp/nbh-cov
+[[ -f $list ]] || { echo "no coverage list '$list' (nbh.covlist=)"; exit 1; }
+[[ -f $T/function_profile_enabled ]] || { echo "no function profiler in this kernel"; exit 1; }
+mkdir -p "$state"
+: >"$state/ftrace"
+: >"$state/kprobe"
+: >"$state/inlined"
+awk '{print $1}' "$T/available_filter_functions" | sort -u >"$state/traceable"
+awk '$2 ~ /^[tT]$/ {print $3}' /proc/kallsyms | sort -u >"$state/symbols"
+while read -r func _; do
+	if grep -qxF "$func" "$state/traceable"; then
+		echo "$func" >>"$state/ftrace"
+	elif grep -qxF "$func" "$state/symbols"; then
+		echo "$func" >>"$state/kprobe"
+	else
+		echo "$func" >>"$state/inlined"
+	fi
+done < <(sort -u "$list")
+sort -u -o "$state/ftrace" "$state/ftrace"
+cat "$state/ftrace" >"$T/set_ftrace_filter"
+echo 1 >"$T/function_profile_enabled"
+while read -r func; do
+	echo "p:nbhcov/$func $func" >>"$T/kprobe_events"
+done <"$state/kprobe"
+[[ -s $state/kprobe ]] && echo 1 >"$T/events/nbhcov/enable"
+echo "profiling $(wc -l <"$state/ftrace") functions, kprobes on $(wc -l <"$state/kprobe")," \
+	"$(wc -l <"$state/inlined") inlined (no symbol)"

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# napi_alloc_cache: traffic received through NAPI drivers, so that
+# napi_alloc_skb(), the page-frag cache and the skb cache get/put run:
+# two virtio-net NICs on one QEMU hub (run-validation adds them), each in
+# its own namespace, with softirq NAPI, threaded NAPI and busy polling;
+# plus a veth pair with GRO, which makes veth use NAPI. TCP in both
+# directions and UDP from every CPU must arrive intact.
+. "$(dirname "$0")/val-lib.sh"
+
+mapfile -t nics < <(for d in /sys/class/net/*/device/driver; do
+	[[ $(basename "$(readlink "$d")") == virtio_net ]] && basename "$(dirname "$(dirname "$d")")"
+done)
+if ((${#nics[@]} < 2)); then
+	echo "needs two virtio-net NICs on a QEMU hub (boot through boot-tests/run-validation)"
+	exit 1
+fi
+netns na nb
+ip link set "${nics[0]}" netns na
+ip link set "${nics[1]}" netns nb
+in_ns na ip addr add 10.7.0.1/24 dev "${nics[0]}"
+in_ns nb ip addr add 10.7.0.2/24 dev "${nics[1]}"
+in_ns na ip link set "${nics[0]}" up
+in_ns nb ip link set "${nics[1]}" up
+check "virtio-net hub link" in_ns na ping -q -c 3 -W 5 10.7.0.2
+
+both_ways() { # PORT BASE: a->b on CPU 0 and b->a on CPU 1 at once
+	tcp_transfer na nb 10.7.0.2 "$1" 0 "$2" &
+	local p1=$!
+	tcp_transfer nb na 10.7.0.1 $(($1 + 1)) $((1 % NCPUS)) "$2" &
+	local p2=$!
+	wait $p1 && wait $p2
+}
+check "virtio-net NAPI in softirq: TCP both ways intact" both_ways 5001 4194304
+check "virtio-net NAPI: UDP from every CPU intact" \
+	udp_flow na nb 10.7.0.2 5100 500 1200 60
+
+in_ns na sh -c "echo 1 >/sys/class/net/${nics[0]}/threaded"
+in_ns nb sh -c "echo 1 >/sys/class/net/${nics[1]}/threaded"
+check "threaded NAPI: TCP both ways intact" both_ways 5003 4194304
+
+# Busy polling: receivers spin in napi_busy_loop() on the NIC's NAPI.
+sysctl -qw net.core.busy_read=50 net.core.busy_poll=50
+check "busy polling: UDP from every CPU intact" udp_flow na nb 10.7.0.2 5200 500 1200 60
+sysctl -qw net.core.busy_read=0 net.core.busy_poll=0
+
+netns va vb
+ip link add v0 netns va type veth peer name v1 netns vb
+in_ns va ip addr add 10.8.0.1/24 dev v0
+in_ns vb ip addr add 10.8.0.2/24 dev v1
+in_ns va ip link set v0 up
+in_ns vb ip link set v1 up
+in_ns va ethtool -K v0 gro on >/dev/null
+in_ns vb ethtool -K v1 gro on >/dev/null
+check "veth with GRO (NAPI): TCP intact" tcp_transfer va vb 10.8.0.2 5300 0 4194304
+check "veth with GRO (NAPI): UDP from every CPU intact" \
+	udp_flow va vb 10.8.0.2 5301 500 1200 60
+finish

@@ -1,0 +1,104 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Helpers sourced by the boot validation guest tests (issue 6). Not a
+# test itself. The test programs come from make progs; their directory is
+# passed on the kernel command line as nbh.progs= by run-validation.
+set -euo pipefail
+
+param() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+PROGS=$(param nbh.progs)
+if [[ -z $PROGS || ! -x $PROGS/udp-check ]]; then
+	echo "no test programs in '${PROGS}': run make progs, boot with boot-tests/run-validation"
+	exit 1
+fi
+NCPUS=$(nproc)
+
+NAMESPACES=()
+netns() { # NAME...: fresh network namespaces with lo up, removed at exit
+	local n
+	for n; do
+		ip netns add "$n"
+		ip -n "$n" link set lo up
+		NAMESPACES+=("$n")
+	done
+}
+cleanup() {
+	local p n
+	for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	for n in "${NAMESPACES[@]}"; do ip netns del "$n" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+in_ns() { local n=$1; shift; ip netns exec "$n" "$@"; }
+on_cpu() { local c=$1; shift; taskset -c "$c" "$@"; }
+
+# wait_line FILE PATTERN: wait up to 10 s for PATTERN to appear in FILE.
+wait_line() {
+	local _
+	for _ in $(seq 100); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "timeout waiting for '$2' in $1:"
+	cat "$1" 2>/dev/null || true
+	return 1
+}
+
+# check DESCRIPTION COMMAND...: one assertion, reported as ok/not ok.
+FAILURES=0
+check() {
+	local what=$1
+	shift
+	if "$@"; then
+		echo "ok - $what"
+	else
+		echo "not ok - $what"
+		FAILURES=$((FAILURES + 1))
+	fi
+}
+finish() {
+	if ((FAILURES)); then
+		echo "$FAILURES assertion(s) failed"
+		exit 1
+	fi
+	echo "all assertions passed"
+}
+
+# tcp_transfer FROM_NS TO_NS ADDR PORT CPU BYTES: send BYTES of random data
+# from a sender pinned to CPU; true if they arrive intact.
+tcp_transfer() {
+	local from=$1 to=$2 addr=$3 port=$4 cpu=$5 bytes=$6 f=/tmp/tcp.$4 srv _
+	head -c "$bytes" /dev/urandom >"$f.send"
+	in_ns "$to" socat -u TCP-LISTEN:"$port",reuseaddr OPEN:"$f.recv",creat,trunc &
+	srv=$!
+	for _ in $(seq 100); do
+		in_ns "$to" ss -ltn | grep -q ":$port " && break
+		sleep 0.1
+	done
+	on_cpu "$cpu" ip netns exec "$from" socat -u OPEN:"$f.send" TCP:"$addr":"$port" || return 1
+	wait "$srv" || return 1
+	cmp -s "$f.send" "$f.recv" || { echo "port $port: data differs"; return 1; }
+	echo "port $port: $bytes bytes intact (sender on CPU $cpu)"
+	rm -f "$f.send" "$f.recv"
+}
+
+# udp_flow FROM_NS TO_NS ADDR PORT COUNT SIZE SECONDS: one sender per CPU,
+# COUNT datagrams each; true if all COUNT * NCPUS arrive intact.
+udp_flow() {
+	local from=$1 to=$2 addr=$3 port=$4 count=$5 size=$6 secs=$7 log=/tmp/udp.$4 c pids=()
+	in_ns "$to" "$PROGS/udp-check" recv "$addr" "$port" $((count * NCPUS)) "$size" "$secs" \
+		>"$log" 2>&1 &
+	local rcv=$!
+	wait_line "$log" listening || return 1
+	for ((c = 0; c < NCPUS; c++)); do
+		on_cpu "$c" ip netns exec "$from" "$PROGS/udp-check" send "$addr" "$port" "$count" \
+			"$size" "$c" 200 >/dev/null &
+		pids+=($!)
+	done
+	for c in "${pids[@]}"; do wait "$c" || return 1; done
+	local rc=0
+	wait "$rcv" || rc=$?
+	cat "$log"
+	return $rc
+}
