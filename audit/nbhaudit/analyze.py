@@ -25,8 +25,9 @@ class Fn:
         self.static = d["static"]
         self.init = d["init"]
         self.params = d["params"]
-        self.calls = [c for c in d["calls"] if c["line"] not in dead]
-        self.field_calls = [c for c in d["field_calls"] if c["line"] not in dead]
+        self.calls = [c for c in d["calls"] if c["line"] not in dead] if dead else d["calls"]
+        self.field_calls = ([c for c in d["field_calls"] if c["line"] not in dead]
+                            if dead else d["field_calls"])
         self.protos = d["protos"]
         self.local_cpu = set(d["local_cpu"])
         self.dead = d["line"] in dead
@@ -38,87 +39,98 @@ class Fn:
         return "%s:%d" % (self.file, self.line)
 
 
+_WORD = re.compile(r"\w+")
+
+
 def _words(s):
     return set(re.findall(r"\w+", s))
 
 
-class Snapshot:
-    """Open sections before a call: lists of (call name, line, argument)."""
-    KINDS = ("bh", "irq", "preempt", "nested", "local", "locks")
+KINDS = ("bh", "irq", "preempt", "nested", "local", "locks")
+# Open sections before a call: per kind, a tuple of (call, line, argument).
+Snapshot = collections.namedtuple("Snapshot", KINDS)
+EMPTY = Snapshot((), (), (), (), (), ())
+_EFFECTS = {}
 
-    def __init__(self):
-        for k in self.KINDS:
-            setattr(self, k, [])
 
-    def copy(self):
-        s = Snapshot()
-        for k in self.KINDS:
-            setattr(s, k, list(getattr(self, k)))
-        return s
+def _effect(f):
+    """[(kind, 'push' | 'pop' | 'pop-arg')] for a call name, memoized."""
+    eff = _EFFECTS.get(f)
+    if eff is None:
+        eff = []
+        if K.bh_on(f):
+            eff.append(("bh", "push"))
+        elif K.bh_off(f):
+            eff.append(("bh", "pop"))
+        if f in K.IRQ_ON:
+            eff.append(("irq", "push"))
+        elif f in K.IRQ_OFF:
+            eff.append(("irq", "pop"))
+        if f in K.PREEMPT_ON:
+            eff.append(("preempt", "push"))
+        elif f in K.PREEMPT_OFF:
+            eff.append(("preempt", "pop"))
+        if f in K.NESTED_ON:
+            eff.append(("nested", "push"))
+        elif f in K.NESTED_OFF:
+            eff.append(("nested", "pop-arg"))
+        elif f in K.LOCAL_ON:
+            eff.append(("local", "push"))
+        elif f in K.LOCAL_OFF:
+            eff.append(("local", "pop-arg"))
+        elif K.lock_on(f):
+            eff.append(("locks", "push"))
+        elif K.lock_off(f):
+            eff.append(("locks", "pop-arg"))
+        _EFFECTS[f] = eff
+    return eff
 
 
 def _push_pop(snap, c):
-    """Update snap with the effect of call c."""
-    f = c["f"]
+    """The snapshot after call c."""
+    eff = _effect(c["f"])
+    if not eff:
+        return snap
     arg = c["args"][0] if c["args"] else ""
-    item = (f, c["line"], arg)
-    exits = c.get("exits")
-
-    def pop(kind, match_arg=False):
+    for kind, op in eff:
         lst = getattr(snap, kind)
-        if exits or not lst:
-            return
-        if match_arg:
-            for i in range(len(lst) - 1, -1, -1):
-                if lst[i][2] == arg:
-                    del lst[i]
-                    return
-        lst.pop()
+        if op == "push":
+            lst = lst + ((c["f"], c["line"], arg),)
+        elif c.get("exits") or not lst:
+            continue
+        elif op == "pop-arg" and any(it[2] == arg for it in lst):
+            i = max(i for i, it in enumerate(lst) if it[2] == arg)
+            lst = lst[:i] + lst[i + 1:]
+        else:
+            lst = lst[:-1]
+        snap = snap._replace(**{kind: lst})
+    return snap
 
-    if K.bh_on(f):
-        snap.bh.append(item)
-    elif K.bh_off(f):
-        pop("bh")
-    if f in K.IRQ_ON:
-        snap.irq.append(item)
-    elif f in K.IRQ_OFF:
-        pop("irq")
-    if f in K.PREEMPT_ON:
-        snap.preempt.append(item)
-    elif f in K.PREEMPT_OFF:
-        pop("preempt")
-    if f in K.NESTED_ON:
-        snap.nested.append(item)
-    elif f in K.NESTED_OFF:
-        pop("nested", True)
-    elif f in K.LOCAL_ON:
-        snap.local.append(item)
-    elif f in K.LOCAL_OFF:
-        pop("local", True)
-    elif K.lock_on(f):
-        snap.locks.append(item)
-    elif K.lock_off(f):
-        pop("locks", True)
+
+def merge(a, b):
+    return Snapshot(*(x + y for x, y in zip(a, b)))
 
 
 def snapshots(fn):
-    """[(line, col, snapshot before the call)] for every call of fn."""
+    """(keys, snapshots): the sections open before every call of fn."""
     if fn.snaps is None:
-        snap = Snapshot()
-        out = []
+        snap = EMPTY
+        keys, snaps = [], []
         for c in fn.calls:
-            out.append(((c["line"], c["col"]), snap.copy()))
-            _push_pop(snap, c)
-        out.append(((10 ** 9, 0), snap.copy()))
-        fn.snaps = out
+            keys.append((c["line"], c["col"]))
+            snaps.append(snap)
+            snap = _push_pop(snap, c)
+        keys.append((10 ** 9, 0))
+        snaps.append(snap)
+        fn.snaps = (keys, snaps)
     return fn.snaps
 
 
 def state_at(fn, line, col=0):
     """Sections open at (line, col): the effect of every call before it."""
-    snaps = snapshots(fn)
-    i = bisect.bisect_left([k for k, _ in snaps], (line, col))
-    return snaps[min(i, len(snaps) - 1)][1]
+    keys, snaps = snapshots(fn)
+    i = bisect.bisect_left(keys, (line, col))
+    return snaps[min(i, len(snaps) - 1)]
 
 
 class Audit:
@@ -224,6 +236,9 @@ class Audit:
         fns = self.by_name.get(name)
         if not fns:
             return []
+        if len(fns) == 1 and (not fns[0].static or fns[0].file == rel
+                              or fns[0].file.endswith(".h")):
+            return fns
         same = [f for f in fns if f.file == rel]
         if same:
             return same
@@ -234,29 +249,77 @@ class Audit:
 
     # --- call graph and softirq reachability -------------------------------
 
+    def _index_sites(self):
+        """Call sites by callee name, by function-name argument and by
+        field, so that the callers of one function are cheap to find."""
+        self.direct_sites = collections.defaultdict(list)
+        self.arg_sites = collections.defaultdict(list)
+        self.field_sites = collections.defaultdict(list)
+        by_name, fields = self.by_name, self.field_targets
+        for fn in self.fns:
+            for c in fn.calls:
+                f = c["f"]
+                if f in by_name:
+                    self.direct_sites[f].append((fn, c))
+                elif f in fields:
+                    self.field_sites[f].append((fn, c))
+                if c["args"]:
+                    if f.startswith("INDIRECT_CALL") and K.INDIRECT_CALL.match(f):
+                        last = _WORD.findall(c["args"][0])
+                        if last:
+                            self.field_sites[last[-1]].append((fn, c))
+                    if f not in K.DEFERRAL:
+                        for a in c["args"]:
+                            name = a.lstrip("&")
+                            if name in by_name and name != f:
+                                self.arg_sites[name].append((fn, c))
+            for fc in fn.field_calls:
+                call = {"f": "->" + fc["field"], "line": fc["line"], "col": 0, "args": []}
+                self.field_sites[fc["field"]].append((fn, call))
+        self.fields_of = collections.defaultdict(set)
+        for field, targets in fields.items():
+            if len(targets) <= K.MAX_FIELD_TARGETS:
+                for t, _, _ in targets:
+                    self.fields_of[t.id].add(field)
+
+    def callers(self, t):
+        out = []
+        for sites in (self.direct_sites.get(t.name, ()), self.arg_sites.get(t.name, ())):
+            for fn, c in sites:
+                if t in self.resolve(t.name, fn.file):
+                    out.append((fn, c))
+        for field in self.fields_of.get(t.id, ()):
+            out.extend(self.field_sites.get(field, ()))
+        return out
+
     def callees(self, fn):
         """(callee, call) pairs, including calls through function pointers."""
+        cached = self._callees.get(fn.id)
+        if cached is not None:
+            return cached
         out = []
+        by_name = self.by_name
         for c in fn.calls:
             f = c["f"]
-            targets = self.resolve(f, fn.file)
-            if targets:
-                out.extend((t, c) for t in targets)
+            if f in by_name:
+                out.extend((t, c) for t in self.resolve(f, fn.file))
             elif f in self.field_targets:
                 out.extend((t, c) for t in self._field(f))
-            m = K.INDIRECT_CALL.match(f)
-            if m and c["args"]:
-                last = re.findall(r"\w+", c["args"][0])
+            if not c["args"]:
+                continue
+            if f.startswith("INDIRECT_CALL") and K.INDIRECT_CALL.match(f):
+                last = _WORD.findall(c["args"][0])
                 if last:
                     out.extend((t, c) for t in self._field(last[-1]))
             if f not in K.DEFERRAL:
                 for a in c["args"]:
                     name = a.lstrip("&")
-                    if re.fullmatch(r"\w+", name) and name != f:
+                    if name in by_name and name != f:
                         out.extend((t, c) for t in self.resolve(name, fn.file))
         for fc in fn.field_calls:
             call = {"f": "->" + fc["field"], "line": fc["line"], "col": 0, "args": []}
             out.extend((t, call) for t in self._field(fc["field"]))
+        self._callees[fn.id] = out
         return out
 
     def _field(self, field):
@@ -269,18 +332,19 @@ class Audit:
         """fn.id -> (parent fn or None, reason) for functions that run with
         BH disabled: softirq entries, their callees, and functions called
         inside a BH-disabled section."""
+        self._callees = {}
+        self._index_sites()
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):
             parent[fid] = (None, reason)
             queue.append(fn)
-        self.callers = collections.defaultdict(int)
         seeds = []
         for fn in self.fns:
-            snaps = snapshots(fn)
-            for (key, snap), c in zip(snaps, fn.calls):
-                for t, _ in self._direct(fn, c):
-                    self.callers[t.id] += 1
+            if not any(_effect(c["f"]) for c in fn.calls):
+                continue
+            _, snaps = snapshots(fn)
+            for snap, c in zip(snaps, fn.calls):
                 if snap.bh:
                     sec = snap.bh[-1]
                     for t, _ in self._direct(fn, c):
@@ -302,34 +366,45 @@ class Audit:
         self._inherit()
         return parent
 
+    def n_callers(self, fn):
+        return len(self.callers(fn))
+
+    def _site_locks(self, caller, c):
+        here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
+        return here | self._asserted(caller)
+
     def _inherit(self):
         """Nested-BH locks held around every call of a function (for
         callbacks invoked inside the caller's locked section, such as
         br_nf_push_frag_xmit() under br_nf_dev_queue_xmit()'s lock)."""
-        rev = collections.defaultdict(list)
+        cand = {}
         for fn in self.fns:
+            if not any(c["f"] in K.NESTED_ON or c["f"] in K.ASSERT_HELD for c in fn.calls):
+                continue
             for t, c in self.callees(fn):
-                rev[t.id].append((fn, c))
-        held = {fn.id: None for fn in self.fns if rev.get(fn.id) and fn.id not in self.entries}
-        byid = {fn.id: fn for fn in self.fns}
-        for _ in range(8):
-            changed = False
-            for fid in list(held):
+                if self._site_locks(fn, c):
+                    cand[t.id] = t
+        held = {}
+        for _ in range(6):
+            new = {}
+            for fid, t in cand.items():
+                if fid in self.entries:
+                    continue
                 acc = None
-                for caller, c in rev[fid]:
-                    if caller.id in held and held[caller.id] is None:
-                        continue        # not known yet: does not constrain
-                    here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
-                    here |= self._asserted(caller)
-                    here |= held.get(caller.id) or set()
+                for caller, c in self.callers(t):
+                    here = self._site_locks(caller, c) | held.get(caller.id, set())
                     acc = here if acc is None else acc & here
-                if acc is not None and acc != held[fid]:
-                    held[fid] = acc
-                    changed = True
-            if not changed:
+                    if not acc:
+                        break
+                if acc:
+                    new[fid] = acc
+            if new == held:
                 break
-        self.inherited = {fid: s for fid, s in held.items() if s}
-        del byid
+            held = new
+            for fid in list(held):
+                for t, _ in self.callees(cand[fid]):
+                    cand.setdefault(t.id, t)
+        self.inherited = held
 
     def _direct(self, fn, c):
         return [(t, c) for t in self.resolve(c["f"], fn.file)]
@@ -480,6 +555,9 @@ class Audit:
     def _asserted(self, fn):
         """lockdep_assert_held(&p->lock) in fn, with p resolved to the
         per-CPU datum it was taken from: '&datum.lock'."""
+        cache = self.__dict__.setdefault("_asserted_cache", {})
+        if fn.id in cache:
+            return cache[fn.id]
         out = set()
         for c in fn.calls:
             if c["f"] not in K.ASSERT_HELD or not c["args"]:
@@ -492,19 +570,17 @@ class Audit:
                     d = self.datum_of(a["args"][0], fn.file)
                     if d:
                         out.add("&%s.%s" % (d[1], words[-1]))
+        cache[fn.id] = out
         return out
 
     def _access(self, fn, acc, names, reach, outer=None):
         snap = state_at(fn, acc["line"], acc["col"])
         if fn.id in self.inherited:
-            snap = snap.copy()
-            snap.nested.extend(("local_lock_nested_bh", 0, a + " (held by every caller)")
-                               for a in sorted(self.inherited[fn.id]))
+            snap = snap._replace(nested=snap.nested + tuple(
+                ("local_lock_nested_bh", 0, a + " (held by every caller)")
+                for a in sorted(self.inherited[fn.id])))
         if outer is not None:
-            merged = outer.copy()
-            for k in Snapshot.KINDS:
-                getattr(merged, k).extend(getattr(snap, k))
-            snap = merged
+            snap = merge(outer, snap)
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:
@@ -516,7 +592,7 @@ class Audit:
         elif fn.id in reach:
             ctx, ev = "softirq", {"path": self.path(fn)}
         else:
-            n = self.callers.get(fn.id, 0)
+            n = self.n_callers(fn)
             ctx, ev = "process", {"note": "%d caller(s) in the audited files, none in BH context" % n
                                   if n else "no caller found in the audited files"}
         acc["context"] = ctx

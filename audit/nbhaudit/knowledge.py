@@ -20,6 +20,8 @@ _OP = re.compile(r"^(this_cpu|__this_cpu|raw_cpu)_(\w+)$")
 
 def op_accessor(name):
     """'irq-safe' / 'plain' for a per-CPU operation, None otherwise."""
+    if not name.startswith(("this_cpu_", "__this_cpu_", "raw_cpu_")):
+        return None
     m = _OP.match(name)
     if not m or m.group(2) == "ptr":
         return None
