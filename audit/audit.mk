@@ -29,3 +29,4 @@ bench-audit:
 		--out $(AUDIT_OUT)/bench.txt
 
 CHECK_TARGETS += check-audit
+MAIN_TARGETS += audit
