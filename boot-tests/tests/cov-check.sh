@@ -4,7 +4,7 @@
 # converted function (HITS summed over CPUs; "inlined" when the function
 # has no symbol). Fails if any function with a symbol has zero hits,
 # unless boot-tests/coverage/unreachable names it with its reason.
-set -euo pipefail
+. "$(dirname "$0")/val-lib.sh"
 T=/sys/kernel/tracing
 state=/tmp/nbh-cov
 unreachable=${NBH_TESTDIR:?}/../coverage/unreachable

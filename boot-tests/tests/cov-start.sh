@@ -5,8 +5,8 @@
 # function ftrace can trace goes to the function profiler; one that has
 # a symbol but no ftrace site gets a kprobe; one with neither was
 # inlined and is recorded as such. cov-check reads the counts at the end.
-set -euo pipefail
-param() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+# The exit trap of val-lib.sh only cleans namespaces, which this has none.
+. "$(dirname "$0")/val-lib.sh"
 list=$(param nbh.covlist)
 T=/sys/kernel/tracing
 state=/tmp/nbh-cov

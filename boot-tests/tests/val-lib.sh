@@ -1,11 +1,21 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Helpers sourced by the boot validation guest tests (issue 6). Not a
-# test itself. The test programs come from make progs; their directory is
-# passed on the kernel command line as nbh.progs= by run-validation.
+# test itself. The guest's /var/tmp is a tmpfs, so run-validation shares
+# $WORK/val (test programs from make progs, the coverage list) as a 9p
+# tag nbhval, mounted here on /tmp/nbh-val; nbh.progs= names the program
+# directory inside it.
 set -euo pipefail
 
+# guest-init makes no /dev/fd; process substitution needs it.
+[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 param() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+VAL=/tmp/nbh-val
+if ! mountpoint -q "$VAL"; then
+	mkdir -p "$VAL"
+	mount -t 9p -o trans=virtio,version=9p2000.L,ro nbhval "$VAL" 2>/dev/null ||
+		echo "no 9p share nbhval (boot with boot-tests/run-validation)"
+fi
 PROGS=$(param nbh.progs)
 if [[ -z $PROGS || ! -x $PROGS/udp-check ]]; then
 	echo "no test programs in '${PROGS}': run make progs, boot with boot-tests/run-validation"
