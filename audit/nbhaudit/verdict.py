@@ -112,8 +112,12 @@ def _datum_findings(audit, kind, name, accs):
         return []
     file, line, typ, def_dead, label = _definition(audit, kind, name)
     struct = audit._struct_of(name) if kind == "static" else None
+    sub = subsystem(file)
+    if file.startswith("include/") and accs:
+        # a struct declared in a header: the subsystem that uses it
+        sub = collections.Counter(subsystem(a["file"]) for a in accs).most_common(1)[0][0]
     base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
-            "line": line, "type": typ, "subsystem": subsystem(file)}
+            "line": line, "type": typ, "subsystem": sub}
     if def_dead:
         return [dict(base, datum=label, verdict="converted",
                      reason="defined only without CONFIG_PREEMPT_RT: not per-CPU data on PREEMPT_RT",
