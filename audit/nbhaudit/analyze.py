@@ -507,6 +507,8 @@ class Audit:
             # follow the pointer: member uses here, then into callees
             n = len(out[key])
             for ch, line in (uses if target else []):
+                if ch[-1] in K.SYNC_MEMBERS:
+                    continue
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
                                                       member=ch), {target}, reach))
             text = "%s(%s)" % (c["f"], ",".join(c["args"]))
@@ -539,6 +541,8 @@ class Audit:
                         continue
                     for ch, line in cfacts.member_uses(t, callee.params[i], cf["body"],
                                                        cf["end_off"]):
+                        if ch[-1] in K.SYNC_MEMBERS:
+                            continue
                         acc = dict(base, file=callee.file, function=callee.name,
                                    line=line, col=0, member=ch,
                                    via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))

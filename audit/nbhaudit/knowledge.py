@@ -35,10 +35,13 @@ BH_ON = {"local_bh_disable", "__local_bh_disable_ip", "rcu_read_lock_bh",
 BH_OFF = {"local_bh_enable", "__local_bh_enable_ip", "_local_bh_enable",
           "rcu_read_unlock_bh", "__netif_tx_unlock_bh", "netif_tx_unlock_bh",
           "netif_addr_unlock_bh", "unlock_sock_fast"}
+# u64_stats_update_begin_irqsave() disables IRQs where the seqcount exists
+# (32-bit); on 64-bit the u64_stats_t counters are IRQ-safe local64 ops.
 IRQ_ON = {"local_irq_disable", "local_irq_save", "raw_local_irq_save",
-          "raw_local_irq_disable", "hard_irq_disable"}
+          "raw_local_irq_disable", "hard_irq_disable",
+          "u64_stats_update_begin_irqsave"}
 IRQ_OFF = {"local_irq_enable", "local_irq_restore", "raw_local_irq_restore",
-           "raw_local_irq_enable"}
+           "raw_local_irq_enable", "u64_stats_update_end_irqrestore"}
 PREEMPT_ON = {"preempt_disable", "preempt_disable_notrace", "get_cpu",
               "get_cpu_ptr", "get_cpu_var", "get_cpu_light"}
 PREEMPT_OFF = {"preempt_enable", "preempt_enable_notrace",
@@ -48,6 +51,9 @@ NESTED_ON = {"local_lock_nested_bh"}
 NESTED_OFF = {"local_unlock_nested_bh"}
 LOCAL_ON = {"local_lock", "local_lock_irq", "local_lock_irqsave"}
 LOCAL_OFF = {"local_unlock", "local_unlock_irq", "local_unlock_irqrestore"}
+# Members that are synchronization state, not data (like the *lock members
+# cfacts already skips): passing &p->syncp to u64_stats_update_begin().
+SYNC_MEMBERS = {"syncp"}
 ASSERT_HELD = {"lockdep_assert_held", "lockdep_assert_held_once"}
 
 
