@@ -21,9 +21,11 @@
 //# section calls a function of this file that touches the datum (a nested
 //# local lock deadlocks on PREEMPT_RT), the section would span a call that
 //# sleeps or re-enables BH, an access hides in a declaration initialiser, or
-//# the function is already converted.  Sections only make sense where the
+//# the function is already converted.  Functions called inside a preempt-only
+//# owner's section get lockdep_assert_held() instead of a lock.  Sections only make sense where the
 //# audit says the access runs in BH context; the generator names those
-//# functions in the environment variable NBH_FUNCTIONS (comma separated).
+//# functions in the environment variable NBH_FUNCTIONS (comma separated);
+//# NBH_SKIP_FUNCTIONS lists functions known not to run in BH context.
 //
 // Confidence: Moderate
 // Comments: -D datum=VAR -D lock=LOCK [-D member=M] [-D helpers]
@@ -39,6 +41,8 @@ import os
 import re
 
 wanted = set(f for f in os.environ.get("NBH_FUNCTIONS", "").split(",") if f)
+skipped = set(f for f in os.environ.get("NBH_SKIP_FUNCTIONS", "").split(",") if f)
+helper_fns = set()	# called inside the section of a preempt_disable() owner
 facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
 plans = {}	# function -> computed plan (see plan_for())
 derived_names = set()
@@ -154,8 +158,10 @@ def plan_for(fn):
 	plans[fn] = plan
 	if f is None:
 		return plan
-	if wanted and fn not in wanted:
+	if (wanted and fn not in wanted and not f["preempt"]) or fn in skipped:
 		plan["refuse"].append("not run in BH context according to the audit")
+		return plan
+	if fn in helper_fns:
 		return plan
 	if f["converted"]:
 		plan["refuse"].append("already takes the nested-BH lock")
@@ -291,7 +297,7 @@ d << derived.d;
 fn_facts(p[0].current_element)["derived"].add(d)
 derived_names.add(d)
 
-// A name counts as the datum's pointer only where its latest definition
+// A name counts as a pointer to the datum only where its latest definition
 // before the use (in text order) derives from the datum: the same name is
 // often reused for another per-CPU cache in a different branch.
 @defn@
@@ -480,6 +486,7 @@ if f is not None and d in f["derived"] and g in facts and g != p[0].current_elem
 for fn, f in facts.items():
 	f["calls"] = [c for c in f["calls"] if c["fn"] in facts]
 	if f["preempt"]:
+		helper_fns.update(c["fn"] for c in f["calls"] if c["fn"] != fn)
 		f["calls"] = []
 
 // ------------------------------------------------------------------
@@ -592,11 +599,20 @@ position p : script:python() { p[0].current_element in facts and facts[p[0].curr
 + local_unlock_nested_bh(&datum.lock);
 )
 
-// With -D helpers: functions running inside another function's section.
+// With -D helpers: functions running inside the section of another function.
 @assert_held depends on patch && helpers@
 identifier virtual.datum, virtual.lock;
 statement S;
 position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] and pos(p[0]) == first_stmt(p[0].current_element) };
+@@
++ lockdep_assert_held(this_cpu_ptr(&datum.lock));
+  S@p
+
+// A function called inside a preempt_disable() owner section in this file.
+@assert_called depends on patch && !helpers@
+identifier virtual.datum, virtual.lock;
+statement S;
+position p : script:python() { p[0].current_element in helper_fns and not facts[p[0].current_element]["converted"] and pos(p[0]) == first_stmt(p[0].current_element) };
 @@
 + lockdep_assert_held(this_cpu_ptr(&datum.lock));
 S@p
