@@ -64,3 +64,9 @@ check-boot-validation: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
 		--kernels patched-nort-debug,patched-rt-debug
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug --select kinds
+
+# Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
+# live frames; prints the medians and their ratio.
+.PHONY: bench-xdp
+bench-xdp: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-xdp

@@ -9,7 +9,7 @@
 #include <bpf/bpf_helpers.h>
 
 enum { C_CPUMAP, C_DEVMAP, C_XSK, C_IFINDEX, C_COUNT, C_CPUMAP_PROG,
-       C_TC, C_LIVE, C_MAX };
+       C_TC, C_LIVE, C_BENCH, C_MAX };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -104,6 +104,23 @@ int xdp_live(struct xdp_md *ctx)
 {
 	count(C_LIVE);
 	return bpf_redirect_map(&dev_map, 0, XDP_DROP);
+}
+
+/*
+ * Benchmark (xdp-bench redirect-cpu shape): every live frame goes to the
+ * cpumap entry of the last CPU, whose program counts and drops it.
+ */
+SEC("xdp")
+int xdp_bench(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&cpu_map, nr_cpus - 1, XDP_DROP);
+}
+
+SEC("xdp/cpumap")
+int xdp_cpumap_drop(struct xdp_md *ctx)
+{
+	count(C_BENCH);
+	return XDP_DROP;
 }
 
 SEC("tc")

@@ -18,6 +18,9 @@
  *   live               no attach: BPF_PROG_TEST_RUN with live frames from
  *                      one thread per CPU, SECONDS * 1000 frames each,
  *                      redirected through a devmap to TARGET
+ *   bench              live frames from CPU 0 for SECONDS, redirected to
+ *                      the cpumap entry of the last CPU whose program
+ *                      drops them; prints "rate N" (frames/s dropped)
  *
  * Prints "ready" once attached, then after SECONDS (or SIGTERM) one line
  * "count NAME N" per non-zero counter, detaches and exits 0; exit 1 on a
@@ -50,13 +53,14 @@
 #define XSK_FRAME_SIZE 2048
 
 static const char *const counter_names[] = {
-	"cpumap", "devmap", "xsk", "ifindex", "count", "cpumap_prog", "tc", "live",
+	"cpumap", "devmap", "xsk", "ifindex", "count", "cpumap_prog", "tc", "live", "bench",
 };
 
 static volatile sig_atomic_t stop;
 static struct redirect_bpf *skel;
 static unsigned int in_ifindex, target_ifindex;
 static long xsk_received, live_frames;
+static double bench_until;
 static int nr_cpus;
 
 static void fail(const char *what)
@@ -200,6 +204,18 @@ static void detach_tc(void)
 	bpf_tc_hook_destroy(&hook);
 }
 
+static void setup_bench(void)
+{
+	struct bpf_cpumap_val val = {
+		.qsize = 2048,
+		.bpf_prog.fd = bpf_program__fd(skel->progs.xdp_cpumap_drop),
+	};
+	__u32 cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.cpu_map), &cpu, &val, 0))
+		fail("cpumap entry for the benchmark");
+}
+
 /* One thread per CPU runs the program on live frames: real redirects. */
 static void *live_thread(void *arg)
 {
@@ -215,12 +231,14 @@ static void *live_thread(void *arg)
 	CPU_SET(cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	frames = live_frames;
-	while (frames > 0 && !stop) {
+	while ((bench_until ? now() < bench_until : frames > 0) && !stop) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
 			    .data_size_in = sizeof(frame), .repeat = 1000,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = 64);
+		int prog = bench_until ? bpf_program__fd(skel->progs.xdp_bench) :
+					 bpf_program__fd(skel->progs.xdp_live);
 
-		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_live), &opts))
+		if (bpf_prog_test_run_opts(prog, &opts))
 			fail("BPF_PROG_TEST_RUN with live frames");
 		frames -= 1000;
 	}
@@ -302,6 +320,24 @@ int main(int argc, char **argv)
 		attach_tc(bpf_program__fd(skel->progs.tc_redirect_peer));
 	} else if (!strcmp(mode, "tc-neigh")) {
 		attach_tc(bpf_program__fd(skel->progs.tc_redirect_neigh));
+	} else if (!strcmp(mode, "bench")) {
+		double start;
+		__u64 *vals = calloc(nr_cpus, sizeof(__u64)), sum = 0;
+		__u32 key = 8;	/* C_BENCH */
+
+		setup_bench();
+		printf("ready\n");
+		start = now();
+		bench_until = start + seconds;
+		live_thread((void *)0L);
+		usleep(200000);	/* let the cpumap kthread drain its queue */
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.counters), &key, vals))
+			fail("read counters");
+		for (int c = 0; c < nr_cpus; c++)
+			sum += vals[c];
+		printf("rate %.0f\n", sum / (now() - start - 0.2));
+		redirect_bpf__destroy(skel);
+		return sum ? 0 : 1;
 	} else if (!strcmp(mode, "live")) {
 		setup_devmap();
 		live_frames = (long)(seconds * 1000);
