@@ -15,7 +15,7 @@ VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
 class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
-                 "snaps", "lexical", "id")
+                 "snaps", "lexical", "id", "irq_blocks")
 
     def __init__(self, rel, d, dead):
         self.file = rel
@@ -33,6 +33,7 @@ class Fn:
         self.dead = d["line"] in dead
         self.lexical = d.get("lexical_calls", False)
         self.id = "%s:%s" % (rel, d["name"])
+        self.irq_blocks = d.get("irq_blocks", [])
         self.snaps = None
 
     def where(self):
@@ -585,6 +586,9 @@ class Audit:
                 for a in sorted(self.inherited[fn.id])))
         if outer is not None:
             snap = merge(outer, snap)
+        for a, b in fn.irq_blocks:
+            if a <= acc["line"] <= b:
+                snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:

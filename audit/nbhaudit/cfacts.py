@@ -420,6 +420,10 @@ _LOCAL_CPU = re.compile(r"\b(\w+)\s*=\s*(?:raw_)?(?:smp_processor_id|get_cpu)\s*
 _CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
+_IRQ_COND = re.compile(r"\bif\s*\(\s*((?:(?:in_hardirq|in_irq|irqs_disabled)\s*\(\s*\)"
+                       r"\s*(?:\|\|\s*)?)+)\)")
+
+
 def body_facts(t, fn):
     body = t.code[fn["body"]:fn["end_off"]]
     base = fn["body"]
@@ -428,6 +432,19 @@ def body_facts(t, fn):
     protos = sorted(set(_PROTO_REF.findall(body)))
     local_cpu = sorted(set(_LOCAL_CPU.findall(body)))
     return fcalls, protos, local_cpu
+
+
+def irq_blocks(t, fn):
+    """Line ranges of 'if (in_hardirq() || irqs_disabled()) { ... }'
+    branches: IRQs are off there whatever the caller did."""
+    out = []
+    for m in _IRQ_COND.finditer(t.code, fn["body"], fn["end_off"]):
+        if "irqs_disabled" not in m.group(1):
+            continue
+        blk = _block_after(t, m.end())
+        if blk:
+            out.append([t.line(blk[0]), t.line(blk[1])])
+    return out
 
 
 def regex_calls(t, fn):

@@ -159,6 +159,7 @@ def python_facts(text):
         fn["field_calls"] = fcalls
         fn["protos"] = protos
         fn["local_cpu"] = local_cpu
+        fn["irq_blocks"] = cfacts.irq_blocks(t, fn)
     return t, {
         "functions": funcs,
         "percpu_defs": cfacts.percpu_defs(t, dead),
