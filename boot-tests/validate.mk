@@ -15,7 +15,7 @@
 
 VAL_PROGS := $(WORK)/val/progs
 VAL_SERIES := generated-patches/linux-6.1
-DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables
+DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o
@@ -70,3 +70,11 @@ check-boot-validation: progs
 .PHONY: bench-xdp
 bench-xdp: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-xdp
+
+# The tree's own selftests for the converted paths (built by
+# boot-tests/make-selftests: only the BPF objects and helpers they need),
+# pristine vs patched nort-debug and rt-debug; outcomes must match.
+.PHONY: selftests-compare
+DEBIAN_PACKAGES += ebtables
+selftests-compare: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-selftests

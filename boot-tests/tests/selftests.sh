@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run the kernel tree's own selftests that cover the converted paths
+# (built by boot-tests/make-selftests into the nbhval share), each from a
+# writable copy, and print one "selftest DIR/NAME OUTCOME rc=N" line each
+# (pass: 0, skip: 4, fail: other) with the reason of any skip. The
+# outcomes are compared across kernels by run-selftests, so this test
+# itself fails only when the selftests are missing.
+. "$(dirname "$0")/val-lib.sh"
+
+src=$VAL/selftests-6.1
+[[ -d $src ]] || { echo "no selftests in $src (run make-selftests)"; exit 1; }
+cp -a "$src" /tmp/selftests
+# bridge_brouter.sh needs the broute table: the legacy ebtables has it.
+mkdir -p /tmp/selftests/bin
+ln -sf /usr/sbin/ebtables-legacy /tmp/selftests/bin/ebtables
+export PATH=/tmp/selftests/bin:$PATH
+for t in bpf/test_lwt_seg6local.sh bpf/test_xdp_redirect.sh bpf/test_xdp_redirect_multi.sh \
+	bpf/test_xdp_veth.sh net/srv6_end_dt46_l3vpn_test.sh net/veth.sh net/udpgro_fwd.sh \
+	net/ip_defrag.sh netfilter/bridge_brouter.sh; do
+	log=/tmp/selftests/${t//\//_}.log
+	rc=0
+	(cd "/tmp/selftests/${t%/*}" && timeout 900 bash "./${t#*/}") >"$log" 2>&1 || rc=$?
+	tail -n 15 "$log"
+	case $rc in
+	0) outcome=pass ;;
+	4) outcome=skip ;;
+	*) outcome=fail ;;
+	esac
+	reason=$(grep -m1 -i 'skip' "$log" || true)
+	echo "selftest $t $outcome rc=$rc${reason:+ # $reason}"
+done
