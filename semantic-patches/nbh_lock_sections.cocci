@@ -238,6 +238,14 @@ def wants(p, key):
 // ------------------------------------------------------------------
 // Facts: accesses, pointers derived from the datum, statements, calls.
 
+@initialize:ocaml@
+@@
+(* Functions touching the datum: a cheap filter for the fact rules, which
+   would otherwise call Python for every statement of a large file. *)
+let touching = Hashtbl.create 101
+let mark p = Hashtbl.replace touching (List.hd p).Coccilib.current_element ()
+let here p = Hashtbl.mem touching (List.hd p).Coccilib.current_element
+
 @script:python@
 m << virtual.member;
 @@
@@ -260,6 +268,11 @@ else:
 	f["file"] = p[0].file
 	f["uses"].append(pos(p[0]))
 
+@script:ocaml@
+p << use_datum.p;
+@@
+mark p
+
 @use_member depends on !helpers@
 identifier virtual.datum, virtual.member;
 expression E;
@@ -277,6 +290,11 @@ p << use_member.p;
 f = fn_facts(p[0].current_element)
 f["file"] = p[0].file
 f["uses"].append(pos(p[0]))
+
+@script:ocaml@
+p << use_member.p;
+@@
+mark p
 
 @derived@
 identifier virtual.datum;
@@ -304,7 +322,7 @@ derived_names.add(d)
 identifier virtual.datum;
 identifier d;
 expression E;
-position p;
+position p : script:ocaml() { here p };
 type T;
 @@
 (
@@ -327,7 +345,7 @@ if f is not None:
 
 @use_derived@
 identifier d;
-position p;
+position p : script:ocaml() { here p };
 @@
 d@p
 
@@ -343,7 +361,7 @@ if f is not None and d in f["derived"]:
 		f["uses"].append(u)
 
 @decl_access@
-position p;
+position p : script:ocaml() { here p };
 declaration D;
 @@
 D@p
@@ -369,7 +387,7 @@ if f is not None:
 
 @excl@
 expression E;
-position p;
+position p : script:ocaml() { here p };
 @@
 sizeof(E@p)
 
@@ -380,7 +398,7 @@ excluded.append((p[0].file, int(p[0].line), int(p[0].column), int(p[0].line_end)
 
 @stmt@
 statement S;
-position p;
+position p : script:ocaml() { here p };
 @@
 S@p
 
@@ -404,7 +422,7 @@ p << already.p;
 fn_facts(p[0].current_element)["converted"] = True
 
 @preempt@
-position p;
+position p : script:ocaml() { here p };
 @@
 preempt_disable@p();
 
@@ -418,7 +436,7 @@ if f is not None:
 // Escapes of the per-CPU pointer.
 @ret_escape@
 identifier virtual.datum;
-position p;
+position p : script:ocaml() { here p };
 identifier d;
 @@
 (
@@ -438,7 +456,7 @@ if f is not None and (not d or d in f["derived"]):
 @store_escape@
 identifier d;
 expression E;
-position p;
+position p : script:ocaml() { here p };
 @@
 E@p = d
 
@@ -453,7 +471,7 @@ if f is not None and d in f["derived"] and ("->" in E or "." in E or E.startswit
 
 @calls@
 identifier g;
-position p;
+position p : script:ocaml() { here p };
 @@
 g@p(...)
 
@@ -467,7 +485,7 @@ if f is not None:
 
 @pass_escape@
 identifier d, g;
-position p;
+position p : script:ocaml() { here p };
 @@
 g@p(..., d, ...)
 
@@ -494,7 +512,7 @@ for fn, f in facts.items():
 
 @fnpos depends on report@
 identifier fn;
-position p;
+position p : script:ocaml() { here p };
 @@
 fn@p(...) { ... }
 
