@@ -23,6 +23,13 @@ BATCH = 24          # files per spatch process: progress granularity
 JOBS = 2            # the machine has two cores shared by the team
 
 
+# Files that mention per-CPU data go through spatch; the others only feed
+# the call graph and use cfacts.regex_calls().
+PERCPU_TOKENS = re.compile(r"\b(?:this_cpu_\w+|__this_cpu_\w+|raw_cpu_\w+|per_cpu\w*|"
+                           r"get_cpu_var|get_cpu_ptr|DEFINE_PER_CPU\w*|DECLARE_PER_CPU\w*|"
+                           r"local_lock_nested_bh|__percpu)\b")
+
+
 def _version(paths):
     """Cache key part: a change to the extractor invalidates its entries."""
     h = hashlib.sha1()
@@ -176,6 +183,15 @@ def finish(t, facts, calls, spatch_failure):
     """Attach calls to functions; functions spatch did not parse fall back
     to a lexical call list and are listed as unparsed."""
     funcs = facts["functions"]
+    facts["lexical"] = calls is None
+    if calls is None:
+        for fn in funcs:
+            fn["calls"] = cfacts.regex_calls(t, fn)
+            fn["lexical_calls"] = True
+            for c in fn["calls"]:
+                c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
+        facts["unparsed"] = []
+        return facts
     starts = sorted((fn["body"], i) for i, fn in enumerate(funcs))
     for fn in funcs:
         fn["calls"] = []
@@ -255,7 +271,13 @@ def extract(tree, relpaths, cache, progress):
         if facts is not None:
             out[rel] = facts
             continue
-        texts[rel] = (digest, data.decode("utf-8", "replace"))
+        text = data.decode("utf-8", "replace")
+        texts[rel] = (digest, text)
+        if not PERCPU_TOKENS.search(text):
+            # no per-CPU access here: the lexical call list is enough for
+            # the call graph, and spatch would cost a full parse
+            spatched[rel] = {"calls": None, "failure": None}
+            continue
         got = cache.get("s", digest)
         if got is None:
             need_spatch.append(rel)
