@@ -113,9 +113,10 @@ def _datum_findings(audit, kind, name, accs):
     file, line, typ, def_dead, label = _definition(audit, kind, name)
     struct = audit._struct_of(name) if kind == "static" else None
     sub = subsystem(file)
-    if file.startswith("include/") and accs:
+    users = [subsystem(a["file"]) for a in accs if not a["file"].startswith("include/")]
+    if file.startswith("include/") and users:
         # a struct declared in a header: the subsystem that uses it
-        sub = collections.Counter(subsystem(a["file"]) for a in accs).most_common(1)[0][0]
+        sub = collections.Counter(users).most_common(1)[0][0]
     base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
             "line": line, "type": typ, "subsystem": sub}
     if def_dead:
