@@ -21,6 +21,7 @@ in_ns ba sh -c "echo $mask >/sys/class/net/b0/queues/rx-0/rps_cpus"
 processed() {
 	local p _
 	while read -r p _; do printf '%d ' $((16#$p)); done </proc/net/softnet_stat
+	echo
 }
 read -ra before < <(processed)
 flows() {

@@ -23,6 +23,10 @@ for l in "xs x0" "xr x1" "xr x2" "xd x3"; do
 	read -r n d <<<"$l"
 	in_ns "$n" ip link set "$d" up
 done
+# veth hands a packet to the peer's NAPI (where native XDP runs) only if
+# it may be aggregated: the sending side must not offer TSO.
+in_ns xs ethtool -K x0 tso off >/dev/null
+in_ns xr ethtool -K x2 tso off >/dev/null
 in_ns xr sysctl -qw net.ipv4.ip_forward=0
 in_ns xs ip route add 10.21.0.0/24 via 10.20.0.2
 # Redirect programs also take ARP frames: resolve neighbours statically.

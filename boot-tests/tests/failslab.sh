@@ -32,6 +32,7 @@ in_ns gb ip addr add 10.8.0.2/24 dev g1
 in_ns ga ip link set g0 up
 in_ns gb ip link set g1 up
 in_ns gb ethtool -K g1 gro on >/dev/null
+in_ns ga ethtool -K g0 tso off >/dev/null
 ip link add f0 netns fa type veth peer name f1 netns fr
 ip link add f2 netns fb type veth peer name f3 netns fr
 in_ns fr ip link add br0 type bridge

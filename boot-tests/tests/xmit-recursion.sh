@@ -13,7 +13,7 @@ in_ns ra ip link set r0 up
 in_ns ra ip link add link r0 name r0.10 type vlan id 10
 in_ns ra ip addr add 10.11.0.1/24 dev r0.10
 in_ns ra ip link set r0.10 up
-in_ns rb ip link add br0 type bridge vlan_filtering 0
+in_ns rb ip link add br0 type bridge
 in_ns rb ip link set r1 master br0
 in_ns rb ip link set r1 up
 in_ns rb ip link set br0 up
