@@ -3,6 +3,7 @@
 content hash under $WORK/cache/audit/ so a re-run only reparses changed
 files."""
 
+import collections
 import hashlib
 import json
 import multiprocessing
@@ -25,9 +26,11 @@ JOBS = 2            # the machine has two cores shared by the team
 
 # Files that mention per-CPU data go through spatch; the others only feed
 # the call graph and use cfacts.regex_calls().
-PERCPU_TOKENS = re.compile(r"\b(?:this_cpu_\w+|__this_cpu_\w+|raw_cpu_\w+|per_cpu\w*|"
-                           r"get_cpu_var|get_cpu_ptr|DEFINE_PER_CPU\w*|DECLARE_PER_CPU\w*|"
-                           r"local_lock_nested_bh|__percpu)\b")
+PERCPU_TOKENS = re.compile(r"\b(?:this_cpu_\w+|__this_cpu_\w+|raw_cpu_\w+|per_cpu|per_cpu_ptr|"
+                           r"get_cpu_var|get_cpu_ptr|local_lock_nested_bh)\s*\(")
+# The calls facts.cocci matches (keep in sync with its regexp).
+SPATCH_CALLS = re.compile(r"^(?:__this_cpu_|this_cpu_|raw_cpu_|per_cpu$|per_cpu_ptr$|"
+                          r"get_cpu_var$|get_cpu_ptr$|local_lock_nested_bh$|local_unlock_nested_bh$)")
 
 
 def _version(paths):
@@ -180,38 +183,35 @@ def python_facts(text):
 
 
 def finish(t, facts, calls, spatch_failure):
-    """Attach calls to functions; functions spatch did not parse fall back
-    to a lexical call list and are listed as unparsed."""
+    """Lexical calls for every function, with the per-CPU accessor calls
+    taken from spatch where it parsed the function; a function whose
+    accessors spatch did not see keeps the lexical ones and is listed as
+    unparsed."""
     funcs = facts["functions"]
     facts["lexical"] = calls is None
-    if calls is None:
-        for fn in funcs:
-            fn["calls"] = cfacts.regex_calls(t, fn)
-            fn["lexical_calls"] = True
-            for c in fn["calls"]:
-                c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
-        facts["unparsed"] = []
-        return facts
     starts = sorted((fn["body"], i) for i, fn in enumerate(funcs))
-    for fn in funcs:
-        fn["calls"] = []
-    for c in calls:
-        off = t.offset(c["line"], c["col"])
-        fn = _enclosing(funcs, starts, off)
+    parsed = collections.defaultdict(list)
+    for c in calls or ():
+        fn = _enclosing(funcs, starts, t.offset(c["line"], c["col"]))
         if fn is not None:
-            fn["calls"].append(c)
+            parsed[id(fn)].append(c)
     unparsed = []
     for fn in funcs:
-        lexical = (cfacts.regex_calls(t, fn)
-                   if spatch_failure or not fn["calls"] else None)
-        if lexical:
-            unparsed.append({"function": fn["name"], "line": fn["line"],
-                             "kind": "spatch" if spatch_failure else "function",
-                             "reason": spatch_failure or "spatch matched no call in a body that has calls"})
-            fn["calls"] = lexical
-            fn["lexical_calls"] = True
-        fn["calls"].sort(key=lambda c: (c["line"], c["col"]))
-        for c in fn["calls"]:
+        lexical = cfacts.regex_calls(t, fn)
+        if calls is not None:
+            mine = [c for c in lexical if SPATCH_CALLS.match(c["f"])]
+            if mine and (spatch_failure or not parsed[id(fn)]):
+                unparsed.append({"function": fn["name"], "line": fn["line"],
+                                 "kind": "spatch" if spatch_failure else "function",
+                                 "reason": spatch_failure or
+                                 "spatch did not parse the per-CPU accesses of this function"})
+                fn["lexical_calls"] = True
+            else:
+                lexical = [c for c in lexical if not SPATCH_CALLS.match(c["f"])]
+                lexical += parsed[id(fn)]
+        lexical.sort(key=lambda c: (c["line"], c["col"]))
+        fn["calls"] = lexical
+        for c in lexical:
             c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
             if c["f"] in ACCESSOR_PTRS:
                 _derive(t, fn, c)
