@@ -4,6 +4,9 @@
 # provides WORK, PY, TREE_61, TREE_612 and OUT.
 
 COCCI_DIR := semantic-patches
+
+# OCaml scripting in nbh_lock_sections.cocci needs the OCaml compiler.
+DEBIAN_PACKAGES += ocaml-nox
 RAW_DIR := generated-patches/raw/linux-6.1
 
 .PHONY: check-cocci generate check-generated

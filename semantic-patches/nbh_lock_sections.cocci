@@ -46,6 +46,7 @@ helper_fns = set()	# called inside the section of a preempt_disable() owner
 facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
 plans = {}	# function -> computed plan (see plan_for())
 derived_names = set()
+fstart = {}	# function -> line of its name, before any change
 ret_types = {}	# function -> return type, for the variable "ret"
 member_mode = []	# the -D member=M given, if any
 excluded = []	# (file, line, col, line_end, col_end) of sizeof() operands
@@ -231,6 +232,20 @@ def last_decl(fn):
 	return max(before) if before else None
 
 
+def at_last_decl(p):
+	"""p is the last declaration before the first statement of its function.
+
+	In a function that an earlier rule has changed, Coccinelle reports
+	positions relative to the function: accept that form too."""
+	fn = p.current_element
+	want = last_decl(fn)
+	if want is None:
+		return False
+	got = pos(p)
+	rel = (want[0] - fstart.get(fn, want[0]) + 1, want[1])
+	return got == want or got == rel
+
+
 def wants(p, key):
 	plan = plan_for(p.current_element)
 	return not plan["refuse"] and pos(p) in plan[key]
@@ -409,6 +424,18 @@ S << stmt.S;
 f = facts.get(p[0].current_element)
 if f is not None:
 	f["stmts"].append({"start": pos(p[0]), "end": pos_end(p[0]), "text": S})
+
+@fnstart@
+identifier fn;
+position p : script:ocaml() { here p };
+@@
+fn@p(...) { ... }
+
+@script:python@
+p << fnstart.p;
+fn << fnstart.fn;
+@@
+fstart[fn] = int(p[0].line)
 
 @already@
 identifier virtual.datum, virtual.lock;
@@ -591,7 +618,7 @@ ret_types[fn] = T
 @vret_decl_add depends on patch && !helpers@
 type vret_decl.T;
 declaration D;
-position p : script:python(T) { plan_for(p[0].current_element)["ret_decl"] and pos(p[0]) == last_decl(p[0].current_element) and ret_types.get(p[0].current_element) == T };
+position p : script:python(T) { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0]) and ret_types.get(p[0].current_element) == T };
 @@
 D@p
 +T ret;
@@ -599,7 +626,7 @@ D@p
 // Functions whose return type comes from a macro (BPF_CALL_x()) return u64.
 @vret_decl_macro depends on patch && !helpers && !vret_decl@
 declaration D;
-position p : script:python() { plan_for(p[0].current_element)["ret_decl"] and pos(p[0]) == last_decl(p[0].current_element) };
+position p : script:python() { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0]) };
 @@
 D@p
 +u64 ret;
