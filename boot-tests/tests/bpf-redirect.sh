@@ -24,8 +24,9 @@ for l in "xs x0" "xr x1" "xr x2" "xd x3"; do
 	in_ns "$n" ip link set "$d" up
 done
 # veth hands a packet to the peer's NAPI (where native XDP runs) only if
-# it may be aggregated: the sending side must not offer TSO.
-in_ns xs ethtool -K x0 tso off >/dev/null
+# it may be aggregated: the sending side must not offer TSO. A redirected
+# frame loses CHECKSUM_PARTIAL, so the sender computes full checksums.
+in_ns xs ethtool -K x0 tso off tx off >/dev/null
 in_ns xr ethtool -K x2 tso off >/dev/null
 in_ns xr sysctl -qw net.ipv4.ip_forward=0
 in_ns xs ip route add 10.21.0.0/24 via 10.20.0.2
@@ -36,7 +37,9 @@ COUNT=300
 SENT=$((COUNT * NCPUS))
 LOADERS=()
 start_loader() { # NS MODE IN TARGET LOG
-	in_ns "$1" "$PROGS/xdp-redirect" "$2" "$3" "$4" 600 >"$5" 2>&1 &
+	# Not through in_ns: $! must be the loader itself (ip execs it), so
+	# that SIGTERM reaches it and it detaches its programs.
+	ip netns exec "$1" "$PROGS/xdp-redirect" "$2" "$3" "$4" 600 >"$5" 2>&1 &
 	LOADERS+=($!)
 	wait_line "$5" ready
 }
