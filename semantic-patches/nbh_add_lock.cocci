@@ -23,7 +23,6 @@ virtual report
 @initialize:python@
 @@
 last_fields = {}
-last_include = {}
 
 @has_lock@
 identifier virtual.lock;
@@ -210,22 +209,12 @@ type T;
 @@
 #include <linux/local_lock.h>
 
-@all_includes@
-position p;
-@@
-#include <linux/...>@p
-
-@script:python@
-p << all_includes.p;
-@@
-f = p[0].file
-last_include[f] = max(last_include.get(f, 0), int(p[0].line))
-
 @add_include depends on patch && !has_include && (member_last || member_after || init_empty || init_extend || dyn)@
-position p : script:python() { int(p[0].line) == last_include.get(p[0].file) };
 @@
-#include <linux/...>@p
+// Before the first <linux/...> include: after the last one a trailing
+// comment of that line would end up on the new line.
 +#include <linux/local_lock.h>
+#include <linux/...>
 
 @script:python depends on report && !has_lock@
 p << def.p;
