@@ -57,10 +57,12 @@ SLEEPERS = re.compile(r"\b(local_bh_enable|might_sleep|msleep|usleep_range|"
 LOOPS = ("while", "for", "do")
 
 
-def fn_facts(fn):
-	return facts.setdefault(fn, {"stmts": [], "uses": [], "derived": set(),
-				     "calls": [], "file": None, "refuse": [],
-				     "preempt": False, "converted": False})
+def fn_facts(fn, path=None):
+	f = facts.setdefault(fn, {"stmts": [], "uses": [], "derived": set(),
+				  "calls": [], "file": None, "refuse": [],
+				  "preempt": False, "converted": False})
+	f["file"] = f["file"] or path
+	return f
 
 
 def pos(p):
@@ -135,6 +137,8 @@ def enclosing(s, kinds):
 
 
 def labels_of(path):
+	if not path:
+		return {}
 	try:
 		with open(path) as f:
 			src = f.read().split("\n")
@@ -327,7 +331,7 @@ d@p = <+... datum ...+>
 p << derived.p;
 d << derived.d;
 @@
-fn_facts(p[0].current_element)["derived"].add(d)
+fn_facts(p[0].current_element, p[0].file)["derived"].add(d)
 derived_names.add(d)
 
 // A name counts as a pointer to the datum only where its latest definition
@@ -369,7 +373,8 @@ p << use_derived.p;
 d << use_derived.d;
 @@
 f = facts.get(p[0].current_element)
-if f is not None and d in f["derived"]:
+# With -D member=M a pointer to the whole struct is no access to M.
+if f is not None and d in f["derived"] and not member_mode:
 	u = pos(p[0])
 	before = [df for df in f.get("defs", []) if df[1] == d and df[0] < u]
 	if before and max(before)[2]:
@@ -448,6 +453,29 @@ p << already.p;
 @@
 fn_facts(p[0].current_element)["converted"] = True
 
+// Another CPU's copy (hotplug, init, statistics): no BH section to lock.
+@remote@
+identifier virtual.datum;
+expression C;
+position p : script:ocaml() { here p };
+@@
+(
+per_cpu(datum, smp_processor_id())
+|
+per_cpu_ptr(&datum, smp_processor_id())
+|
+per_cpu@p(datum, C)
+|
+per_cpu_ptr@p(&datum, C)
+)
+
+@script:python@
+p << remote.p;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f["refuse"].append("it reaches the copy of another CPU (per_cpu()): no BH section to lock")
+
 @preempt@
 position p : script:ocaml() { here p };
 @@
@@ -522,14 +550,14 @@ g << pass_escape.g;
 d << pass_escape.d;
 @@
 f = facts.get(p[0].current_element)
-if f is not None and d in f["derived"] and g in facts and g != p[0].current_element:
+if f is not None and d in f["derived"] and g in facts and g in fstart and g != p[0].current_element:
 	f["refuse"].append("the per-CPU pointer escapes: it is passed to %s() which touches the datum" % g)
 
 @script:python depends on !helpers@
 @@
 # Calls that touch the datum only count when the callee is in this file.
 for fn, f in facts.items():
-	f["calls"] = [c for c in f["calls"] if c["fn"] in facts]
+	f["calls"] = [c for c in f["calls"] if c["fn"] in facts and c["fn"] in fstart]
 	if f["preempt"]:
 		helper_fns.update(c["fn"] for c in f["calls"] if c["fn"] != fn)
 		f["calls"] = []
@@ -537,7 +565,7 @@ for fn, f in facts.items():
 // ------------------------------------------------------------------
 // Report mode: what is refused and why.
 
-@fnpos depends on report@
+@fnpos depends on report && !helpers@
 identifier fn;
 position p : script:ocaml() { here p };
 @@

@@ -1,4 +1,4 @@
-// spatch: -D datum=tcp_md5sig_pool -D lock=bh_lock NBH_FUNCTIONS=tcp_get_md5sig_pool,pool_store,pool_pass,pool_sleep,pool_reenter
+// spatch: -D datum=tcp_md5sig_pool -D lock=bh_lock NBH_FUNCTIONS=tcp_get_md5sig_pool,pool_store,pool_pass,pool_sleep,pool_reenter,pool_remote
 /* Each function here is refused; the code stays as it is. */
 struct tcp_md5sig_pool *tcp_get_md5sig_pool(void)
 {
@@ -55,6 +55,14 @@ void pool_reenter(int x)
 void pool_init(int cpu)
 {
 	struct tcp_md5sig_pool *hp = this_cpu_ptr(&tcp_md5sig_pool);
+
+	hp->scratch = NULL;
+}
+
+/* Another CPU's copy: no BH section of this CPU to lock. */
+void pool_remote(int cpu)
+{
+	struct tcp_md5sig_pool *hp = per_cpu_ptr(&tcp_md5sig_pool, cpu);
 
 	hp->scratch = NULL;
 }
