@@ -231,6 +231,8 @@ def _function_header(t, start, brace):
 
 
 def _split_top(text):
+    if "(" not in text and "[" not in text and "{" not in text:
+        return text.split(",") if text.strip() else []
     parts, depth, cur = [], 0, []
     for c in text:
         if c in "([{":
@@ -448,13 +450,19 @@ def irq_blocks(t, fn):
 
 
 def regex_calls(t, fn):
-    """Fallback call list for a function spatch did not parse."""
+    """Lexical call list of a function: name, arguments, position."""
     out = []
     base = fn["body"]
-    for m in _CALL_RE.finditer(t.code, fn["body"], fn["end_off"]):
+    code = t.code
+    for m in _CALL_RE.finditer(code, fn["body"], fn["end_off"]):
         name = m.group(1)
-        if name in KEYWORDS or re.search(r"(->|\.)\s*$", t.code[m.start() - 3:m.start()]):
+        if name in KEYWORDS:
             continue
+        j = m.start() - 1
+        while j > 0 and code[j] in " \t\n":
+            j -= 1
+        if code[j] == "." or (code[j] == ">" and code[j - 1] == "-"):
+            continue        # a call through a field: see body_facts()
         po = m.end() - 1
         pc = t.match(po, "(", ")")
         if pc < 0:

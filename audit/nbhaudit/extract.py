@@ -207,8 +207,15 @@ def finish(t, facts, calls, spatch_failure):
                                  "spatch did not parse the per-CPU accesses of this function"})
                 fn["lexical_calls"] = True
             else:
+                got = {(c["f"], c["line"]) for c in parsed[id(fn)]}
+                missed = [c for c in mine if (c["f"], c["line"]) not in got]
                 lexical = [c for c in lexical if not SPATCH_CALLS.match(c["f"])]
-                lexical += parsed[id(fn)]
+                lexical += parsed[id(fn)] + missed
+                if missed:
+                    unparsed.append({"function": fn["name"], "line": missed[0]["line"],
+                                     "kind": "function",
+                                     "reason": "spatch missed %d per-CPU call(s), kept lexically"
+                                     % len(missed)})
         lexical.sort(key=lambda c: (c["line"], c["col"]))
         fn["calls"] = lexical
         for c in lexical:
