@@ -89,7 +89,8 @@ class Cache:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
             with os.fdopen(fd, "w") as f:
-                json.dump(facts, f, separators=(",", ":"))
+                # dumps() uses the C encoder; dump() streams through Python
+                f.write(json.dumps(facts, separators=(",", ":")))
             os.replace(tmp, path)
         except OSError as e:
             warn("cannot write cache entry %s: %s" % (path, e))
