@@ -46,6 +46,7 @@ helper_fns = set()	# called inside the section of a preempt_disable() owner
 facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
 plans = {}	# function -> computed plan (see plan_for())
 derived_names = set()
+decl_text = {}	# (function, position) -> text of a declaration
 fstart = {}	# function -> line of its name, before any change
 ret_types = {}	# function -> return type, for the variable "ret"
 member_mode = []	# the -D member=M given, if any
@@ -236,18 +237,16 @@ def last_decl(fn):
 	return max(before) if before else None
 
 
-def at_last_decl(p):
+def at_last_decl(p, text):
 	"""p is the last declaration before the first statement of its function.
 
-	In a function that an earlier rule has changed, Coccinelle reports
-	positions relative to the function: accept that form too."""
+	In a function that an earlier rule has changed, Coccinelle renumbers
+	the positions, so compare the text of the declaration instead."""
 	fn = p.current_element
 	want = last_decl(fn)
 	if want is None:
 		return False
-	got = pos(p)
-	rel = (want[0] - fstart.get(fn, want[0]) + 1, want[1])
-	return got == want or got == rel
+	return pos(p) == want or (decl_text.get((fn, want)) == text and int(p.column) == want[1])
 
 
 def wants(p, key):
@@ -401,6 +400,7 @@ if f is not None:
 	else:
 		hit = any(re.search(r"(?<!struct )\b%s\b" % re.escape(n), init) for n in names)
 	f.setdefault("decls", []).append(pos(p[0]))
+	decl_text[(p[0].current_element, pos(p[0]))] = D
 	if hit and not fetch:
 		f["decl_access"] = True
 	f.setdefault("decl_access", False)
@@ -646,7 +646,7 @@ ret_types[fn] = T
 @vret_decl_add depends on patch && !helpers@
 type vret_decl.T;
 declaration D;
-position p : script:python(T) { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0]) and ret_types.get(p[0].current_element) == T };
+position p : script:python(D) { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0], D) };
 @@
 D@p
 +T ret;
@@ -654,7 +654,7 @@ D@p
 // Functions whose return type comes from a macro (BPF_CALL_x()) return u64.
 @vret_decl_macro depends on patch && !helpers && !vret_decl@
 declaration D;
-position p : script:python() { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0]) };
+position p : script:python(D) { plan_for(p[0].current_element)["ret_decl"] and at_last_decl(p[0], D) };
 @@
 D@p
 +u64 ret;
