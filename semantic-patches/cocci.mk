@@ -12,7 +12,7 @@ RAW_DIR := generated-patches/raw/linux-6.1
 # (about an hour on two cores).
 GENERATE_SCOPE = $(if $(GENERATE_ALL),,--datums-file $(COCCI_DIR)/upstream-datums-6.1.txt)
 
-.PHONY: check-cocci generate check-generated
+.PHONY: check-cocci generate check-generated check-generated-6.12 raw-report
 
 # The .cocci tests: patch output, report output, idempotence, lint.
 check-cocci:
@@ -26,4 +26,16 @@ generate:
 check-generated:
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) --check $(RAW_DIR)
 
-CHECK_TARGETS += check-cocci check-generated
+# The 6.12 tree carries the upstream series: running the pipeline on the
+# datums the audit finds converted there must produce no patch at all.
+check-generated-6.12:
+	$(PY) scripts/generate-raw-patches --tree $(TREE_612) --verdict converted \
+		--datums-file $(COCCI_DIR)/upstream-datums-6.1.txt --datum sigpool_scratch \
+		--out $(OUT)/raw-6.12-converted
+
+# Distance of each raw patch to the hand-fixed series; COMPILE=1 also builds
+# the touched objects in nort-debug and rt-debug (slow).
+raw-report:
+	$(PY) scripts/generate-raw-report --raw $(RAW_DIR) --tree $(TREE_61) $(if $(COMPILE),--compile)
+
+CHECK_TARGETS += check-cocci check-generated check-generated-6.12
