@@ -105,6 +105,8 @@ def _rt_polarity(kind, cond):
 def rt_dead_lines(t):
     """Lines that do not exist when CONFIG_PREEMPT_RT=y."""
     dead = set()
+    if RT not in t.raw:
+        return dead
     stack = []          # [polarity, in_else]
     prev = 0            # line of the previous directive
     for m in _IF_RE.finditer(t.raw):
@@ -272,6 +274,8 @@ _STRUCT = re.compile(r"\b(struct|union)\s+(\w+)\s*(?:__\w+\s*(?:\([^)]*\))?\s*)*
 
 def percpu_defs(t, dead):
     out = []
+    if "_PER_CPU" not in t.code:
+        return out
     for m in _PERCPU_DEF.finditer(t.code):
         line = t.line(m.start())
         prefix = t.code[t.starts[line - 1]:m.start()]
@@ -345,8 +349,10 @@ def _members(t, start, end, info, dead):
 
 def percpu_ptr_vars(t, funcs):
     """Top-level 'T __percpu *name;' variables (dynamic per-CPU data)."""
-    inside = [(f["body"], f["end_off"]) for f in funcs]
     out = []
+    if "__percpu" not in t.code:
+        return out
+    inside = [(f["body"], f["end_off"]) for f in funcs]
     for m in _PERCPU_PTR.finditer(t.code):
         off = m.start(1)
         if any(a <= off <= b for a, b in inside):

@@ -175,7 +175,9 @@ def python_facts(text):
         "functions": funcs,
         "percpu_defs": cfacts.percpu_defs(t, dead),
         "percpu_ptr_vars": cfacts.percpu_ptr_vars(t, funcs),
-        "structs": cfacts.structs(t, dead),
+        # struct layouts matter for per-CPU types and __percpu fields only
+        "structs": (cfacts.structs(t, dead)
+                    if "_PER_CPU" in t.code or "__percpu" in t.code else {}),
         "fnptrs": cfacts.fnptrs(t, funcs),
         "top_registrations": cfacts.top_registrations(t),
         "rt_dead": sorted(dead),
