@@ -211,10 +211,11 @@ type T;
 
 @add_include depends on patch && !has_include && (member_last || member_after || init_empty || init_extend || dyn)@
 @@
-// Before the first <linux/...> include: after the last one a trailing
-// comment of that line would end up on the new line.
-+#include <linux/local_lock.h>
+// After the last <linux/...> include (spatch picks the last one): on
+// PREEMPT_RT local_lock.h needs spinlock_t declared before it.  A trailing
+// comment of that include line moves to the new line.
 #include <linux/...>
++#include <linux/local_lock.h>
 
 @script:python depends on report && !has_lock@
 p << def.p;

@@ -1,5 +1,5 @@
 // spatch: -D datum=napi_alloc_cache -D lock=bh_lock
-#include <linux/kernel.h>	/* a trailing comment stays here */
+#include <linux/kernel.h>
 #include <linux/percpu.h>
 
 struct napi_alloc_cache {
