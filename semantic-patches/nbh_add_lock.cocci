@@ -139,8 +139,26 @@ type T;
 + };
 )
 
+// The definition already initialises the lock (struct in a header).
+@init_has@
+declarer name DEFINE_PER_CPU, DEFINE_PER_CPU_ALIGNED,
+	DEFINE_PER_CPU_SHARED_ALIGNED, DEFINE_PER_CPU_READ_MOSTLY;
+identifier virtual.datum, virtual.lock;
+expression E;
+type T;
+@@
+(
+ DEFINE_PER_CPU(T, datum) = { ..., .lock = E, ... };
+|
+ DEFINE_PER_CPU_ALIGNED(T, datum) = { ..., .lock = E, ... };
+|
+ DEFINE_PER_CPU_SHARED_ALIGNED(T, datum) = { ..., .lock = E, ... };
+|
+ DEFINE_PER_CPU_READ_MOSTLY(T, datum) = { ..., .lock = E, ... };
+)
+
 // Extend an existing designated initialiser instead of replacing it.
-@init_extend depends on patch && !has_lock && !init_empty@
+@init_extend depends on patch && !has_lock && !init_empty && !init_has@
 declarer name DEFINE_PER_CPU, DEFINE_PER_CPU_ALIGNED,
 	DEFINE_PER_CPU_SHARED_ALIGNED, DEFINE_PER_CPU_READ_MOSTLY;
 identifier virtual.datum, virtual.lock;

@@ -46,6 +46,7 @@ helper_fns = set()	# called inside the section of a preempt_disable() owner
 facts = {}	# function -> {"stmts": [], "uses": [], "derived": set(), ...}
 plans = {}	# function -> computed plan (see plan_for())
 derived_names = set()
+converted_files = set()	# files that already take or assert the lock
 decl_text = {}	# (function, position) -> text of a declaration
 fstart = {}	# function -> line of its name, before any change
 ret_types = {}	# function -> return type, for the variable "ret"
@@ -171,6 +172,9 @@ def plan_for(fn):
 		return plan
 	if f["converted"]:
 		plan["refuse"].append("already takes the nested-BH lock")
+		return plan
+	if f["file"] in converted_files:
+		plan["refuse"].append("the file already takes or asserts the nested-BH lock")
 		return plan
 	if f["preempt"]:
 		return plan
@@ -453,6 +457,15 @@ p << already.p;
 @@
 fn_facts(p[0].current_element)["converted"] = True
 
+// The lock is already taken or asserted somewhere in this file (through
+// any pointer): the datum is converted here, leave every function alone.
+@file_converted@
+identifier virtual.datum, virtual.lock;
+expression E;
+position p;
+@@
+\(local_lock_nested_bh@p\|lockdep_assert_held@p\)(\(&E->lock\|&datum.lock\))
+
 // Another CPU's copy (hotplug, init, statistics): no BH section to lock.
 @remote@
 identifier virtual.datum;
@@ -552,6 +565,11 @@ d << pass_escape.d;
 f = facts.get(p[0].current_element)
 if f is not None and d in f["derived"] and g in facts and g in fstart and g != p[0].current_element:
 	f["refuse"].append("the per-CPU pointer escapes: it is passed to %s() which touches the datum" % g)
+
+@script:python@
+p << file_converted.p;
+@@
+converted_files.add(p[0].file)
 
 @script:python depends on !helpers@
 @@
