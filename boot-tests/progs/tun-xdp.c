@@ -6,7 +6,12 @@
  *
  *   tun-xdp FRAMES_PER_CPU
  *
- * Exits 0 when the XDP program counted every frame written, 1 otherwise.
+ * Then a second tap with IFF_NAPI_FRAGS gets two-part writes (headers,
+ * payload) from every CPU: tun builds those skbs from netdev_alloc_frag()
+ * fragments, the page-frag cache of napi_alloc_cache.
+ *
+ * Exits 0 when the XDP program counted every frame written and every
+ * fragmented write was accepted, 1 otherwise.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +26,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -28,8 +34,8 @@
 
 #define C_COUNT 4	/* slot of xdp_count in redirect.bpf.c */
 
-static int tap;
-static long per_cpu, written[64];
+static int tap, frags_tap;
+static long per_cpu, written[64], frag_written[64];
 
 static void fail(const char *what)
 {
@@ -54,6 +60,27 @@ static void *writer(void *arg)
 		else if (errno != EAGAIN)
 			fail("write to tap");
 	}
+	return NULL;
+}
+
+/* Ethernet + IPv4 + UDP headers in one segment, the payload in another. */
+static void *frag_writer(void *arg)
+{
+	long cpu = (long)arg;
+	unsigned char hdr[42] = { 0x02, 0, 0, 0, 0, 9, 0x02, 0, 0, 0, 0, 7, 0x08, 0x00,
+				  0x45, 0, 0x02, 0x1c, 0, 0, 0x40, 0, 64, 17, 0, 0,
+				  10, 99, 0, 1, 10, 99, 0, 2, 0x30, 0x39, 0x30, 0x39, 0x02, 0x08 };
+	unsigned char payload[512];
+	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { payload, sizeof(payload) } };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	memset(payload, cpu, sizeof(payload));
+	for (long i = 0; i < per_cpu; i++)
+		if (writev(frags_tap, iov, 2) == (ssize_t)(sizeof(hdr) + sizeof(payload)))
+			frag_written[cpu]++;
 	return NULL;
 }
 
@@ -103,5 +130,26 @@ int main(int argc, char **argv)
 	printf("%s: %ld frames written from %ld CPUs, %llu seen by XDP\n",
 	       ifr.ifr_name, total, ncpu, (unsigned long long)counted);
 	bpf_xdp_detach(ifindex, XDP_FLAGS_DRV_MODE, NULL);
-	return total > 0 && (long)counted == total ? 0 : 1;
+
+	struct ifreq fr = { .ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NAPI | IFF_NAPI_FRAGS };
+	long frag_total = 0;
+
+	frags_tap = open("/dev/net/tun", O_RDWR);
+	if (frags_tap < 0)
+		fail("open /dev/net/tun");
+	strcpy(fr.ifr_name, "nbhfrag%d");
+	if (ioctl(frags_tap, TUNSETIFF, &fr))
+		fail("TUNSETIFF with IFF_NAPI_FRAGS");
+	fr.ifr_flags = IFF_UP;
+	if (ioctl(sk, SIOCSIFFLAGS, &fr))
+		fail("set frags tap up");
+	for (long c = 0; c < ncpu; c++)
+		pthread_create(&th[c], NULL, frag_writer, (void *)c);
+	for (long c = 0; c < ncpu; c++) {
+		pthread_join(th[c], NULL);
+		frag_total += frag_written[c];
+	}
+	printf("%s: %ld of %ld two-part writes accepted\n", fr.ifr_name, frag_total,
+	       per_cpu * ncpu);
+	return total > 0 && (long)counted == total && frag_total == per_cpu * ncpu ? 0 : 1;
 }

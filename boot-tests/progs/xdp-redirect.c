@@ -17,7 +17,8 @@
  *   count              XDP on IN counts and drops (receiver of a redirect)
  *   live               no attach: BPF_PROG_TEST_RUN with live frames from
  *                      one thread per CPU, SECONDS * 1000 frames each,
- *                      redirected through a devmap to TARGET
+ *                      redirected through a devmap to TARGET; then 100
+ *                      runs of xdp_count without live frames
  *   bench              live frames from CPU 0 for SECONDS, redirected to
  *                      the cpumap entry of the last CPU whose program
  *                      drops them; prints "rate N" (frames/s dropped)
@@ -349,8 +350,17 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	if (!strcmp(mode, "live")) {
+		static const unsigned char pkt[64] = { 0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1,
+						      0x08, 0x00 };
+		LIBBPF_OPTS(bpf_test_run_opts, plain, .data_in = pkt, .data_size_in = sizeof(pkt),
+			    .repeat = 100);
+
 		for (int i = 0; i < nthreads; i++)
 			pthread_join(threads[i], NULL);
+		/* And once without live frames: the plain bpf_test_run() loop. */
+		if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.xdp_count), &plain) ||
+		    plain.retval != XDP_DROP)
+			fail("BPF_PROG_TEST_RUN without live frames");
 	} else {
 		until = now() + seconds;
 		while (!stop && now() < until)

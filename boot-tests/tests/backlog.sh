@@ -45,9 +45,20 @@ all_cpus() {
 }
 check "every CPU processed backlog packets" all_cpus
 
-# flush_backlog runs on every CPU when a device goes away.
-in_ns ba "$PROGS/udp-check" send 10.10.0.2 8200 20000 1200 0 0 >/dev/null 2>&1 &
+# flush_backlog runs on a CPU when a device goes away while that CPU's
+# backlog holds packets: unregister devices while every CPU floods it.
+for ((c = 0; c < NCPUS; c++)); do
+	on_cpu "$c" ip netns exec ba "$PROGS/udp-check" send 10.10.0.2 8200 30000 1200 "$c" 0 \
+		>/dev/null 2>&1 &
+done
 sleep 1
-check "veth deleted while its backlog is busy" in_ns bb ip link del b1
+churn() {
+	local i
+	for i in $(seq 30); do
+		in_ns bb ip link add "d$i" type dummy && in_ns bb ip link del "d$i" || return 1
+	done
+	in_ns bb ip link del b1
+}
+check "devices unregistered while every CPU's backlog is busy" churn
 check "stack still passes traffic afterwards" tcp_transfer ba ba 127.0.0.1 8300 0 65536
 finish
