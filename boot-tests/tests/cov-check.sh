@@ -3,7 +3,9 @@
 # Read back what cov-start recorded: one "coverage FUNCTION HITS" line per
 # converted function (HITS summed over CPUs; "inlined" when the function
 # has no symbol). Fails if any function with a symbol has zero hits,
-# unless boot-tests/coverage/unreachable names it with its reason.
+# unless boot-tests/coverage/unreachable names it with its reason (as
+# "pristine:FUNCTION" when only a kernel without the series cannot reach
+# it; run-validation passes nbh.patched=1 for patched kernels).
 . "$(dirname "$0")/val-lib.sh"
 T=/sys/kernel/tracing
 state=/tmp/nbh-cov
@@ -18,9 +20,12 @@ while read -r name n _; do
 	hits[${name#nbhcov/}]=$n
 done < <(awk '$1 ~ /^nbhcov\// {print $1, $2}' "$T/kprobe_profile")
 zero=0
+pristine=pristine:
+[[ $(param nbh.patched) == 1 ]] && pristine=none:
 while read -r func; do
 	n=${hits[$func]:-0}
-	reason=$(awk -v f="$func" '$1 == f { $1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
+	reason=$(awk -v f="$func" -v p="$pristine$func" '$1 == f || $1 == p {
+		$1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
 	if ((n > 0)); then
 		echo "coverage $func $n"
 	elif [[ -n $reason ]]; then
