@@ -57,14 +57,15 @@ check "veth with GRO (NAPI): TCP intact" tcp_transfer va vb 10.8.0.2 5300 0 4194
 check "veth with GRO (NAPI): UDP from every CPU intact" \
 	udp_flow va vb 10.8.0.2 5301 500 1200 60
 
-# pktgen allocates with __netdev_alloc_skb() from process context (the
-# BH-disabled napi_alloc_cache branch), one kernel thread per CPU.
+# pktgen allocates with __netdev_alloc_skb() from process context, one
+# kernel thread per CPU; packets over 1 KiB take its BH-disabled
+# napi_alloc_cache branch (smaller ones go to __alloc_skb()).
 pktgen() {
 	local c rx0 rx1 want=0 P=/proc/net/pktgen
 	rx0=$(in_ns vb cat /sys/class/net/v1/statistics/rx_packets)
 	for ((c = 0; c < NCPUS; c++)); do
 		in_ns va sh -c "echo rem_device_all >$P/kpktgend_$c; echo add_device v0@$c >$P/kpktgend_$c"
-		in_ns va sh -c "echo 'count 2000' >$P/v0@$c; echo 'pkt_size 200' >$P/v0@$c;
+		in_ns va sh -c "echo 'count 2000' >$P/v0@$c; echo 'pkt_size 1400' >$P/v0@$c;
 			echo 'clone_skb 0' >$P/v0@$c; echo 'dst 10.8.0.2' >$P/v0@$c"
 		want=$((want + 2000))
 	done
