@@ -78,5 +78,5 @@ summary:
 	@printf '  rt queue   %s (skipped as already applied: %s)\n' \
 		"$$(cat $(WORK)/rt-queue/6.1/VERSION 2>/dev/null || echo missing)" \
 		"$$(tr '\n' ' ' < $(TREE_61)/.git/nbh-rt-skipped 2>/dev/null | sed 's/ *$$//' | grep . || echo none)"
-	@for r in $(WORK)/boot/runs/*/result.json; do [ -f "$$r" ] || continue; \
+	@for r in $(WORK)/boot/runs/6.1-*/result.json $(WORK)/boot/runs/validation-p*/result.json; do [ -f "$$r" ] || continue; \
 		$(PY) -c 'import json,sys; r=json.load(open(sys.argv[1])); print("  boot %-48s rc=%s boot=%ss splats=%d" % (sys.argv[1].split("/")[-2], r["rc"], r["boot_s"], len(r["splats"])))' $$r; done
