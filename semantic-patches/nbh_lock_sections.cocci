@@ -19,7 +19,12 @@
 //# Refused, and listed in report mode: the per-CPU pointer escapes (returned,
 //# stored, passed to a function of this file that touches the datum), the
 //# section calls a function of this file that touches the datum (a nested
-//# local lock deadlocks on PREEMPT_RT), the section would span a call that
+//# local lock deadlocks on PREEMPT_RT), the section would span a call
+//# through a function pointer (an okfn, an ops table: it may re-enter the
+//# datum), the function hands a function of this file that touches the
+//# datum to another as a callback (the section would have to span that call,
+//# and the callback would take the lock again; the callback is refused too),
+//# the section would span a call that
 //# sleeps or re-enables BH, an access hides in a declaration initialiser, or
 //# the function is already converted.  Functions called inside a preempt-only
 //# owner's section get lockdep_assert_held() instead of a lock.  Sections only make sense where the
@@ -202,6 +207,9 @@ def plan_for(fn):
 			text = " " + s["text"] + " "
 			if SLEEPERS.search(s["text"]) and not s["children"]:
 				plan["refuse"].append("the section would span a call that sleeps or re-enables BH: %s" % s["text"][:60])
+			for c in f.get("fpcalls", []):
+				if inside(c["pos"], s) and not s["children"]:
+					plan["refuse"].append("the section would span a call through a function pointer (%s()): it may re-enter the datum" % c["what"])
 			for callee in f["calls"]:
 				if callee["fn"] != fn and callee["pos"] and inside(callee["pos"], s) and not s["children"]:
 					plan["refuse"].append("the section calls %s() which touches the datum too (re-entry would deadlock on PREEMPT_RT)" % callee["fn"])
@@ -537,6 +545,82 @@ f = facts.get(p[0].current_element)
 if f is not None and d in f["derived"] and ("->" in E or "." in E or E.startswith("*")):
 	f["refuse"].append("the per-CPU pointer escapes: it is stored in %s" % E)
 
+// Names of function pointers: parameters (okfn) and local variables.
+@fnptr_param@
+identifier fn, x;
+type T;
+position p : script:ocaml() { here p };
+@@
+fn@p(..., T x, ...) { ... }
+
+@script:python@
+p << fnptr_param.p;
+x << fnptr_param.x;
+T << fnptr_param.T;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and "(*)" in T.replace(" ", ""):
+	f.setdefault("fnptrs", set()).add(x)
+
+@fnptr_local@
+identifier x;
+type T;
+position p : script:ocaml() { here p };
+@@
+\(T x@p;\|T x@p = ...;\)
+
+@script:python@
+p << fnptr_local.p;
+x << fnptr_local.x;
+T << fnptr_local.T;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and "(*)" in T.replace(" ", ""):
+	f.setdefault("fnptrs", set()).add(x)
+
+// Calls through a function pointer: an output callback (okfn), an ops
+// table.  Whatever they call may re-enter the datum.
+@fpcall@
+expression E;
+identifier fld;
+position p : script:ocaml() { here p };
+@@
+\(E->fld@p(...)\|E.fld@p(...)\|(*E@p)(...)\)
+
+@script:python@
+p << fpcall.p;
+E << fpcall.E;
+fld << fpcall.fld = "";
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	what = "%s->%s" % (E, fld) if fld else "(*%s)" % E
+	f.setdefault("fpcalls", []).append({"what": what.replace(" ", ""), "pos": pos(p[0])})
+
+// A function of this file that touches the datum handed over as a
+// callback: the data it reads are filled by the caller, so the caller's
+// section would have to span the call that runs the callback, and the
+// callback would take the lock again (a nested local lock deadlocks on
+// PREEMPT_RT).
+@cb_pass@
+identifier h;
+expression E;
+position p : script:ocaml() { here p };
+@@
+E(..., h@p, ...)
+
+@script:python@
+p << cb_pass.p;
+h << cb_pass.h;
+E << cb_pass.E;
+@@
+fn = p[0].current_element
+f = facts.get(fn)
+if f is not None and h != fn and h in fstart and h in facts and facts[h]["uses"]:
+	via = E.replace(" ", "")
+	f["refuse"].append("it hands the datum to the callback %s() through %s(): the section would span a call that re-enters the datum (a nested local lock deadlocks on PREEMPT_RT)" % (h, via))
+	facts[h]["refuse"].append("it runs as a callback of %s() (through %s()) inside that function's section: assert the lock instead of taking it" % (fn, via))
+
 @calls@
 identifier g;
 position p : script:ocaml() { here p };
@@ -550,6 +634,8 @@ g << calls.g;
 f = facts.get(p[0].current_element)
 if f is not None:
 	f["calls"].append({"fn": g, "pos": pos(p[0])})
+	if g in f.get("fnptrs", ()):
+		f.setdefault("fpcalls", []).append({"what": g, "pos": pos(p[0])})
 
 @pass_escape@
 identifier d, g;
