@@ -96,8 +96,69 @@ class Cache:
             warn("cannot write cache entry %s: %s" % (path, e))
 
 
-def run_spatch(paths, progress):
-    """Calls per file {abs path: [call]} and the files spatch failed on."""
+# Any of these in a function body may be a call facts.cocci matches: a
+# superset of SPATCH_CALLS, on the raw text (comments and macros included).
+_SPATCH_WORDS = re.compile(r"this_cpu_|raw_cpu_|per_cpu|get_cpu_|local_lock_nested_bh|"
+                           r"local_unlock_nested_bh")
+_DIRECTIVE = re.compile(r"^[ \t]*#", re.M)
+_BPF_CALL_DEF = re.compile(r"^[ \t]*(?:static[ \t]+)?BPF_CALL_(?:\d|x)\s*\(", re.M)
+_NOT_NL = re.compile(r"[^\n]")
+
+
+def spatch_view(data):
+    """The bytes spatch is given: the bodies of functions that cannot hold
+    a call facts.cocci matches are blanked (spaces, newlines and offsets
+    kept), and so are whole BPF_CALL_n() helpers without such calls, whose
+    headers spatch cannot parse.  It matches nothing there anyway; parsing
+    them (and recovering from the helpers' parse errors) was most of its
+    time.  Bodies with preprocessor lines are kept as they are.  Latin-1
+    maps bytes to characters one to one: byte offsets stay put."""
+    text = data.decode("latin-1")
+    if not _SPATCH_WORDS.search(text):
+        return data
+    t = cfacts.Text(text)
+    spans = []
+    bodies = {}
+    for fn in cfacts.functions(t):
+        bodies[fn["body"]] = fn["end_off"]
+    for m in _BPF_CALL_DEF.finditer(t.code):
+        po = t.code.index("(", m.start())
+        pc = t.match(po, "(", ")")
+        b = re.compile(r"\s*\{").match(t.code, pc + 1) if pc > 0 else None
+        if b and b.end() - 1 in bodies:
+            end = bodies.pop(b.end() - 1)
+            spans.append((m.start(), end + 1))
+    for body, end in bodies.items():
+        spans.append((body + 1, end))
+    out, last = [], 0
+    for a, b in sorted(spans):
+        chunk = text[a:b]
+        if _SPATCH_WORDS.search(chunk) or _DIRECTIVE.search(chunk):
+            continue
+        out.append(text[last:a])
+        out.append(_NOT_NL.sub(" ", chunk))
+        last = b
+    out.append(text[last:])
+    return "".join(out).encode("latin-1")
+
+
+def run_spatch(paths, progress, texts=None):
+    """Calls per file {abs path: [call]} and the files spatch failed on.
+    With texts ({abs path: bytes}), spatch is given spatch_view() copies
+    in a scratch directory; positions and names in the result are those
+    of the real files."""
+    if texts is not None:
+        with tempfile.TemporaryDirectory(prefix="nbh-audit.") as scratch:
+            real = {}
+            for p in paths:
+                copy = scratch + p
+                os.makedirs(os.path.dirname(copy), exist_ok=True)
+                with open(copy, "wb") as f:
+                    f.write(spatch_view(texts[p]))
+                real[copy] = p
+            calls, failed = run_spatch(list(real), progress)
+        return ({real[p]: cs for p, cs in calls.items()},
+                {real[p]: why.replace(scratch, "") for p, why in failed.items()})
     calls = {p: [] for p in paths}
     failed = {}
     batches = [paths[i:i + BATCH] for i in range(0, len(paths), BATCH)]
@@ -271,7 +332,7 @@ def _derive(t, fn, c):
 def extract(tree, relpaths, cache, progress):
     """{relpath: facts} for every file; spatch runs only on files whose
     content it has not seen."""
-    out, texts, need_spatch, spatched = {}, {}, [], {}
+    out, texts, need_spatch, spatched, raw = {}, {}, [], {}, {}
     for rel in relpaths:
         path = os.path.join(tree, rel)
         with open(path, "rb") as f:
@@ -291,11 +352,13 @@ def extract(tree, relpaths, cache, progress):
         got = cache.get("s", digest)
         if got is None:
             need_spatch.append(rel)
+            raw[rel] = data
         else:
             spatched[rel] = got
     if need_spatch:
         abspaths = [os.path.join(tree, r) for r in need_spatch]
-        calls, failed = run_spatch(abspaths, progress)
+        calls, failed = run_spatch(abspaths, progress,
+                                   {p: raw[r] for r, p in zip(need_spatch, abspaths)})
         for rel, path in zip(need_spatch, abspaths):
             got = {"calls": calls.get(path, []), "failure": failed.get(path)}
             cache.put("s", texts[rel][0], got)
