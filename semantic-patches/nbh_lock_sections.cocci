@@ -62,6 +62,7 @@ SLEEPERS = re.compile(r"\b(local_bh_enable|might_sleep|msleep|usleep_range|"
 		      r"schedule|cond_resched|mutex_lock|down|wait_event\w*|"
 		      r"synchronize_\w+|kvmalloc|vmalloc)\s*\(|GFP_KERNEL")
 LOOPS = ("while", "for", "do")
+HANDOFF = "it hands the datum to the callback %s() through %s(): the section would span a call that re-enters the datum (a nested local lock deadlocks on PREEMPT_RT)"
 
 
 def fn_facts(fn, path=None):
@@ -181,10 +182,20 @@ def plan_for(fn):
 	if f["file"] in converted_files:
 		plan["refuse"].append("the file already takes or asserts the nested-BH lock")
 		return plan
+	for g, gf in sorted(facts.items()):
+		for h, via, _ in gf.get("handoffs", []):
+			if h == fn and any(HANDOFF % (h, via) == r for r in plan_for(g)["refuse"]):
+				plan["refuse"].append("it runs as a callback of %s() (through %s()) inside that function's section: assert the lock instead of taking it" % (g, via))
 	if f["preempt"]:
 		return plan
 	uses = [u for u in f["uses"] if not any(e[0] == f["file"] and (e[1], e[2]) <= u <= (e[3], e[4]) for e in excluded)]
 	plan["refuse"].extend(f["refuse"])
+	# A callback handed over after the datum was filled (not one registered
+	# by init code reaching the copy of every CPU).
+	if not any("copy of another CPU" in r for r in plan["refuse"]):
+		for h, via, hp in f.get("handoffs", []):
+			if any(u <= hp for u in uses):
+				plan["refuse"].append(HANDOFF % (h, via))
 	roots = build_tree(f["stmts"])
 	stmt_uses = [u for u in uses if any(inside(u, s) for s in f["stmts"])]
 	if f.get("decl_access"):
@@ -617,9 +628,7 @@ E << cb_pass.E;
 fn = p[0].current_element
 f = facts.get(fn)
 if f is not None and h != fn and h in fstart and h in facts and facts[h]["uses"]:
-	via = E.replace(" ", "")
-	f["refuse"].append("it hands the datum to the callback %s() through %s(): the section would span a call that re-enters the datum (a nested local lock deadlocks on PREEMPT_RT)" % (h, via))
-	facts[h]["refuse"].append("it runs as a callback of %s() (through %s()) inside that function's section: assert the lock instead of taking it" % (fn, via))
+	f.setdefault("handoffs", []).append((h, E.replace(" ", ""), pos(p[0])))
 
 @calls@
 identifier g;

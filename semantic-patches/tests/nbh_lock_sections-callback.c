@@ -63,3 +63,16 @@ static int frag_after(struct net *net, struct sk_buff *skb, const struct nf_ipv6
 	data->size = ETH_HLEN;
 	return v6ops->fragment(net, NULL, skb, NULL);
 }
+
+/* Init code registering a callback for every CPU: no section, no hand-off. */
+static void frag_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct brnf_frag_data *data = per_cpu_ptr(&brnf_frag_data_storage, cpu);
+
+		data->size = 0;
+		register_frag_cb(cpu, frag_push);
+	}
+}
