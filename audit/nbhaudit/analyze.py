@@ -15,7 +15,7 @@ VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
 class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
-                 "snaps", "lexical", "id", "irq_blocks")
+                 "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect")
 
     def __init__(self, rel, d, dead):
         self.file = rel
@@ -252,31 +252,56 @@ class Audit:
 
     def _index_sites(self):
         """Call sites by callee name, by function-name argument and by
-        field, so that the callers of one function are cheap to find."""
-        self.direct_sites = collections.defaultdict(list)
-        self.arg_sites = collections.defaultdict(list)
-        self.field_sites = collections.defaultdict(list)
+        field, so that the callers of one function are cheap to find.
+        One pass over every call also keeps, per function, its outgoing
+        edges for callees() (name to resolve or field, call) and whether
+        any call opens or closes a section."""
+        direct_sites = self.direct_sites = collections.defaultdict(list)
+        arg_sites = self.arg_sites = collections.defaultdict(list)
+        field_sites = self.field_sites = collections.defaultdict(list)
         by_name, fields = self.by_name, self.field_targets
+        deferral, effects = K.DEFERRAL, _EFFECTS
         for fn in self.fns:
+            edges = []
+            has_effect = False
             for c in fn.calls:
                 f = c["f"]
+                eff = effects.get(f)
+                if eff is None:
+                    eff = _effect(f)
+                if eff:
+                    has_effect = True
                 if f in by_name:
-                    self.direct_sites[f].append((fn, c))
+                    direct_sites[f].append((fn, c))
+                    edges.append((f, c, True))
                 elif f in fields:
-                    self.field_sites[f].append((fn, c))
-                if c["args"]:
+                    field_sites[f].append((fn, c))
+                    edges.append((f, c, False))
+                args = c["args"]
+                if args:
                     if f.startswith("INDIRECT_CALL") and K.INDIRECT_CALL.match(f):
-                        last = _WORD.findall(c["args"][0])
+                        last = _WORD.findall(args[0])
                         if last:
-                            self.field_sites[last[-1]].append((fn, c))
-                    if f not in K.DEFERRAL:
-                        for a in c["args"]:
-                            name = a.lstrip("&")
-                            if name in by_name and name != f:
-                                self.arg_sites[name].append((fn, c))
+                            field_sites[last[-1]].append((fn, c))
+                            edges.append((last[-1], c, False))
+                    if f not in deferral:
+                        for a in args:
+                            # function names hold no '&': skip lstrip() for most
+                            if a not in by_name:
+                                if a[:1] != "&":
+                                    continue
+                                a = a.lstrip("&")
+                                if a not in by_name:
+                                    continue
+                            if a != f:
+                                arg_sites[a].append((fn, c))
+                                edges.append((a, c, True))
             for fc in fn.field_calls:
                 call = {"f": "->" + fc["field"], "line": fc["line"], "col": 0, "args": []}
-                self.field_sites[fc["field"]].append((fn, call))
+                field_sites[fc["field"]].append((fn, call))
+                edges.append((fc["field"], call, False))
+            fn.edges = edges
+            fn.has_effect = has_effect
         self.fields_of = collections.defaultdict(set)
         for field, targets in fields.items():
             if len(targets) <= K.MAX_FIELD_TARGETS:
@@ -299,27 +324,9 @@ class Audit:
         if cached is not None:
             return cached
         out = []
-        by_name = self.by_name
-        for c in fn.calls:
-            f = c["f"]
-            if f in by_name:
-                out.extend((t, c) for t in self.resolve(f, fn.file))
-            elif f in self.field_targets:
-                out.extend((t, c) for t in self._field(f))
-            if not c["args"]:
-                continue
-            if f.startswith("INDIRECT_CALL") and K.INDIRECT_CALL.match(f):
-                last = _WORD.findall(c["args"][0])
-                if last:
-                    out.extend((t, c) for t in self._field(last[-1]))
-            if f not in K.DEFERRAL:
-                for a in c["args"]:
-                    name = a.lstrip("&")
-                    if name in by_name and name != f:
-                        out.extend((t, c) for t in self.resolve(name, fn.file))
-        for fc in fn.field_calls:
-            call = {"f": "->" + fc["field"], "line": fc["line"], "col": 0, "args": []}
-            out.extend((t, call) for t in self._field(fc["field"]))
+        for name, c, direct in fn.edges:
+            targets = self.resolve(name, fn.file) if direct else self._field(name)
+            out.extend((t, c) for t in targets)
         self._callees[fn.id] = out
         return out
 
@@ -342,7 +349,7 @@ class Audit:
             queue.append(fn)
         seeds = []
         for fn in self.fns:
-            if not any(_effect(c["f"]) for c in fn.calls):
+            if not fn.has_effect:
                 continue
             _, snaps = snapshots(fn)
             for snap, c in zip(snaps, fn.calls):

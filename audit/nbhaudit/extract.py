@@ -53,20 +53,24 @@ def split_args(text):
 
 class Cache:
     """Two layers keyed by file content hash: spatch calls ("s", valid
-    while facts.cocci is unchanged) and complete facts ("f", valid while
-    the Python extractor is unchanged)."""
+    while facts.cocci and spatch_view() are unchanged) and complete facts
+    ("f", valid while the Python extractor is unchanged)."""
 
     def __init__(self, root):
         self.root = root
+        extractor = [COCCI, os.path.join(HERE, "cfacts.py"), __file__]
         self.versions = {
-            "s": _version([COCCI]),
-            "f": _version([COCCI, os.path.join(HERE, "cfacts.py"), __file__]),
+            "s": _version(extractor),
+            "f": _version(extractor),
         }
         self.corrupt = []
 
     def _path(self, layer, digest):
         return os.path.join(self.root, layer + "-" + self.versions[layer],
                             digest[:2], digest + ".json")
+
+    def has(self, layer, digest):
+        return os.path.exists(self._path(layer, digest))
 
     def get(self, layer, digest):
         path = self._path(layer, digest)
@@ -331,39 +335,74 @@ def _derive(t, fn, c):
 
 def extract(tree, relpaths, cache, progress):
     """{relpath: facts} for every file; spatch runs only on files whose
-    content it has not seen."""
-    out, texts, need_spatch, spatched, raw = {}, {}, [], {}, {}
-    for rel in relpaths:
-        path = os.path.join(tree, rel)
-        with open(path, "rb") as f:
-            data = f.read()
-        digest = hashlib.sha1(data).hexdigest()
-        facts = cache.get("f", digest)
-        if facts is not None:
-            out[rel] = facts
-            continue
+    content it has not seen, while the cached facts of the others load."""
+    out, texts, need_spatch, spatched = {}, {}, [], {}
+    raw = {}
+
+    def miss(rel, digest, data):
         text = data.decode("utf-8", "replace")
         texts[rel] = (digest, text)
         if not PERCPU_TOKENS.search(text):
             # no per-CPU access here: the lexical call list is enough for
             # the call graph, and spatch would cost a full parse
             spatched[rel] = {"calls": None, "failure": None}
-            continue
+            return
         got = cache.get("s", digest)
         if got is None:
             need_spatch.append(rel)
             raw[rel] = data
         else:
             spatched[rel] = got
-    if need_spatch:
-        abspaths = [os.path.join(tree, r) for r in need_spatch]
+
+    def spatch(rels, errors=None):
+        try:
+            _spatch(rels)
+        except BaseException as e:      # re-raised by the main thread
+            if errors is None:
+                raise
+            errors.append(e)
+
+    def _spatch(rels):
+        abspaths = [os.path.join(tree, r) for r in rels]
         calls, failed = run_spatch(abspaths, progress,
-                                   {p: raw[r] for r, p in zip(need_spatch, abspaths)})
-        for rel, path in zip(need_spatch, abspaths):
+                                   {p: raw[r] for r, p in zip(rels, abspaths)})
+        for rel, path in zip(rels, abspaths):
             got = {"calls": calls.get(path, []), "failure": failed.get(path)}
             cache.put("s", texts[rel][0], got)
             spatched[rel] = got
-    else:
+
+    digests = []
+    for rel in relpaths:
+        with open(os.path.join(tree, rel), "rb") as f:
+            data = f.read()
+        digest = hashlib.sha1(data).hexdigest()
+        digests.append((rel, digest))
+        if not cache.has("f", digest):
+            miss(rel, digest, data)
+    # spatch works on the new files while the cached facts load
+    first = list(need_spatch)
+    errors = []
+    worker = threading.Thread(target=spatch, args=(first, errors))
+    if first:
+        worker.start()
+    try:
+        for rel, digest in digests:
+            if rel in texts:
+                continue
+            facts = cache.get("f", digest)
+            if facts is not None:
+                out[rel] = facts
+                continue
+            with open(os.path.join(tree, rel), "rb") as f:   # corrupt entry
+                miss(rel, digest, f.read())
+    finally:
+        if first:
+            worker.join()
+    if errors:
+        raise errors[0]
+    if len(need_spatch) > len(first):
+        spatch(need_spatch[len(first):])
+    if not need_spatch:
         progress(len(relpaths), len(relpaths))
     rels = sorted(texts)
     jobs = [(texts[r][1], spatched[r]["calls"], spatched[r]["failure"]) for r in rels]
