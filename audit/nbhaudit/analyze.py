@@ -441,7 +441,12 @@ class Audit:
         if rel not in self._texts:
             with open(os.path.join(self.tree, rel), errors="replace") as f:
                 t = cfacts.Text(f.read())
-            self._texts[rel] = (t, {fn["name"]: fn for fn in cfacts.functions(t)})
+            extents = self.facts[rel].get("extents")
+            if extents is not None:
+                funcs = {name: {"body": body, "end_off": end} for name, body, end in extents}
+            else:
+                funcs = {fn["name"]: fn for fn in cfacts.functions(t)}
+            self._texts[rel] = (t, funcs)
         return self._texts[rel]
 
     def datum_of(self, arg, rel=None):
@@ -488,6 +493,8 @@ class Audit:
         self.rt_excluded = collections.Counter()
         for rel, f in self.facts.items():
             dead = self.dead[rel]
+            if not dead:
+                continue        # nothing below can be in !PREEMPT_RT code
             for d in f["functions"]:
                 for c in d["calls"]:
                     if (c["line"] in dead or d["line"] in dead) and (

@@ -405,24 +405,29 @@ def extract(tree, relpaths, cache, progress):
     if not need_spatch:
         progress(len(relpaths), len(relpaths))
     rels = sorted(texts)
-    jobs = [(texts[r][1], spatched[r]["calls"], spatched[r]["failure"]) for r in rels]
+    # the workers also write the cache entries (json.dumps is not free)
+    jobs = [(texts[r][1], spatched[r]["calls"], spatched[r]["failure"], cache, texts[r][0])
+            for r in rels]
     if len(jobs) > 8:
         with multiprocessing.Pool(JOBS) as pool:
             results = pool.map(_facts_job, jobs, chunksize=8)
     else:
         results = [_facts_job(j) for j in jobs]
     for rel, facts in zip(rels, results):
-        cache.put("f", texts[rel][0], facts)
         out[rel] = facts
     return out, len(need_spatch)
 
 
 def _facts_job(job):
-    text, calls, failure = job
+    text, calls, failure, cache, digest = job
     t, facts = python_facts(text)
     facts = finish(t, facts, calls, failure)
+    # function extents, for following a per-CPU pointer into a callee
+    # without parsing the file again (Audit.text())
+    facts["extents"] = [[fn["name"], fn["body"], fn["end_off"]] for fn in facts["functions"]]
     for fn in facts["functions"]:
         del fn["body"], fn["end_off"]
+    cache.put("f", digest, facts)
     return facts
 
 
