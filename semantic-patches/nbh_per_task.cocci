@@ -32,11 +32,12 @@
 virtual patch
 virtual report
 
-// Already converted: the helpers use the task's counter.
+// Already converted: the helpers use the task's counter (or a per-task
+// struct holding it, as later kernels do: current->net_xmit.recursion).
 @done@
-identifier virtual.taskfield;
+identifier virtual.taskfield, virtual.member, fld;
 @@
-current->taskfield
+\(current->taskfield\|current->fld.member\)
 
 // ------------------------------------------------------------------
 // The accessor helpers.
