@@ -15,10 +15,10 @@ SERIES_61_BRANCH := series-6.1
 .PHONY: check-series bench-bloat series-6.1-export
 CHECK_TARGETS += check-series
 
-# `make check` runs the steps that have passed end to end here; the full
-# kernels (step full) and the vmlinux bloat comparison have not yet had a
-# complete run, so they stay in check-series-full until they have.
-SERIES_CHECK_STEPS := apply,objects,checkpatch,sparse,handfix,audit
+# `make check` runs every step: per-patch objects, the four full kernels
+# (the patched nort-debug and rt-debug ones are those the boot validation
+# boots, so they are built once) and the nort vmlinux bloat comparison.
+SERIES_CHECK_STEPS := apply,objects,full,checkpatch,sparse,bloat,handfix,audit
 
 check-series:
 	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series --steps $(SERIES_CHECK_STEPS)
