@@ -13,6 +13,7 @@
 // Options: --no-includes --include-headers
 
 virtual patch
+virtual report	// nothing to report; accepted so that -D patch -D report runs work
 
 @has_field@
 identifier virtual.taskfield;
