@@ -146,24 +146,47 @@ def spatch_view(data):
     return "".join(out).encode("latin-1")
 
 
-def run_spatch(paths, progress, texts=None):
-    """Calls per file {abs path: [call]} and the files spatch failed on.
-    With texts ({abs path: bytes}), spatch is given spatch_view() copies
-    in a scratch directory; positions and names in the result are those
-    of the real files."""
-    if texts is not None:
+def spatch_batch(paths, datas=None):
+    """Run spatch once on a batch of files: calls per file {abs path:
+    [call]} and the files it failed on.  With datas (the files' bytes),
+    spatch is given spatch_view() copies in a scratch directory;
+    positions and names in the result are those of the real files."""
+    if datas is not None:
         with tempfile.TemporaryDirectory(prefix="nbh-audit.") as scratch:
             real = {}
-            for p in paths:
+            for p, data in zip(paths, datas):
                 copy = scratch + p
                 os.makedirs(os.path.dirname(copy), exist_ok=True)
                 with open(copy, "wb") as f:
-                    f.write(spatch_view(texts[p]))
+                    f.write(spatch_view(data))
                 real[copy] = p
-            calls, failed = run_spatch(list(real), progress)
+            calls, failed = spatch_batch(list(real))
         return ({real[p]: cs for p, cs in calls.items()},
                 {real[p]: why.replace(scratch, "") for p, why in failed.items()})
+    with tempfile.NamedTemporaryFile("w", suffix=".groups") as g:
+        g.write("".join(p + "\n\n" for p in paths))
+        g.flush()
+        proc = subprocess.run(
+            ["spatch", "--sp-file", COCCI] + SPATCH_OPTS + ["--file-groups", g.name],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            universal_newlines=True, errors="replace")
     calls = {p: [] for p in paths}
+    got = _parse_spatch(proc.stdout)
+    for p, cs in got.items():
+        if p in calls:
+            calls[p].extend(cs)
+    failed = _spatch_errors(proc.stderr, paths)
+    if proc.returncode != 0 and not got:
+        for p in paths:
+            failed.setdefault(p, "spatch exited %d" % proc.returncode)
+    return calls, failed
+
+
+def run_spatch(paths, progress, texts=None):
+    """Calls per file {abs path: [call]} and the files spatch failed on,
+    JOBS batches at a time; with texts ({abs path: bytes}) on
+    spatch_view() copies (see spatch_batch())."""
+    calls = {}
     failed = {}
     batches = [paths[i:i + BATCH] for i in range(0, len(paths), BATCH)]
     lock = threading.Lock()
@@ -175,24 +198,11 @@ def run_spatch(paths, progress, texts=None):
                 if not batches:
                     return
                 batch = batches.pop(0)
-            with tempfile.NamedTemporaryFile("w", suffix=".groups") as g:
-                g.write("".join(p + "\n\n" for p in batch))
-                g.flush()
-                proc = subprocess.run(
-                    ["spatch", "--sp-file", COCCI] + SPATCH_OPTS +
-                    ["--file-groups", g.name],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                    universal_newlines=True, errors="replace")
-            got = _parse_spatch(proc.stdout)
-            errs = _spatch_errors(proc.stderr, batch)
+            got, errs = spatch_batch(batch, [texts[p] for p in batch]
+                                     if texts is not None else None)
             with lock:
-                for p, cs in got.items():
-                    if p in calls:
-                        calls[p].extend(cs)
+                calls.update(got)
                 failed.update(errs)
-                if proc.returncode != 0 and not got:
-                    for p in batch:
-                        failed.setdefault(p, "spatch exited %d" % proc.returncode)
                 done[0] += len(batch)
                 progress(done[0], len(paths))
 
@@ -354,38 +364,24 @@ def extract(tree, relpaths, cache, progress):
         else:
             spatched[rel] = got
 
+    def record(rels, calls, failed):
+        for rel in rels:
+            path = os.path.join(tree, rel)
+            got = {"calls": calls.get(path, []), "failure": failed.get(path)}
+            cache.put("s", texts[rel][0], got)
+            spatched[rel] = got
+
     def spatch(rels, errors=None):
         try:
-            _spatch(rels)
+            abspaths = [os.path.join(tree, r) for r in rels]
+            record(rels, *run_spatch(abspaths, progress,
+                                     {p: raw[r] for r, p in zip(rels, abspaths)}))
         except BaseException as e:      # re-raised by the main thread
             if errors is None:
                 raise
             errors.append(e)
 
-    def _spatch(rels):
-        abspaths = [os.path.join(tree, r) for r in rels]
-        calls, failed = run_spatch(abspaths, progress,
-                                   {p: raw[r] for r, p in zip(rels, abspaths)})
-        for rel, path in zip(rels, abspaths):
-            got = {"calls": calls.get(path, []), "failure": failed.get(path)}
-            cache.put("s", texts[rel][0], got)
-            spatched[rel] = got
-
-    digests = []
-    for rel in relpaths:
-        with open(os.path.join(tree, rel), "rb") as f:
-            data = f.read()
-        digest = hashlib.sha1(data).hexdigest()
-        digests.append((rel, digest))
-        if not cache.has("f", digest):
-            miss(rel, digest, data)
-    # spatch works on the new files while the cached facts load
-    first = list(need_spatch)
-    errors = []
-    worker = threading.Thread(target=spatch, args=(first, errors))
-    if first:
-        worker.start()
-    try:
+    def load_cached():
         for rel, digest in digests:
             if rel in texts:
                 continue
@@ -395,26 +391,72 @@ def extract(tree, relpaths, cache, progress):
                 continue
             with open(os.path.join(tree, rel), "rb") as f:   # corrupt entry
                 miss(rel, digest, f.read())
-    finally:
+
+    def job(rel):
+        # the workers also write the cache entries (json.dumps is not free)
+        return (texts[rel][1], spatched[rel]["calls"], spatched[rel]["failure"],
+                cache, texts[rel][0])
+
+    digests = []
+    for rel in relpaths:
+        with open(os.path.join(tree, rel), "rb") as f:
+            data = f.read()
+        digest = hashlib.sha1(data).hexdigest()
+        digests.append((rel, digest))
+        if not cache.has("f", digest):
+            miss(rel, digest, data)
+    first = list(need_spatch)
+    results = {}
+    if len(texts) > 8:
+        # One pool of JOBS workers: the spatch batches first (a worker
+        # waits for its spatch), then the facts of the files that need
+        # no spatch, then those of each batch as it completes.  Never
+        # more than JOBS processes at work; the cached facts load here
+        # meanwhile.
+        with multiprocessing.Pool(JOBS) as pool:
+            batches = [first[i:i + BATCH] for i in range(0, len(first), BATCH)]
+            pending = [(b, pool.apply_async(spatch_batch, (
+                [os.path.join(tree, r) for r in b], [raw[r] for r in b])))
+                for b in batches]
+            ready = [r for r in sorted(texts) if r in spatched]
+            lexical = pool.map_async(_facts_job, [job(r) for r in ready], chunksize=8)
+            load_cached()
+            later, done = [], 0
+            for b, res in pending:
+                record(b, *res.get())
+                done += len(b)
+                progress(done, len(first))
+                later.append((b, pool.map_async(_facts_job, [job(r) for r in b], chunksize=4)))
+            results.update(zip(ready, lexical.get()))
+            for b, res in later:
+                results.update(zip(b, res.get()))
+    else:
+        # spatch works on the new files while the cached facts load
+        errors = []
+        worker = threading.Thread(target=spatch, args=(first, errors))
         if first:
-            worker.join()
-    if errors:
-        raise errors[0]
-    if len(need_spatch) > len(first):
+            worker.start()
+        try:
+            load_cached()
+        finally:
+            if first:
+                worker.join()
+        if errors:
+            raise errors[0]
+    if len(need_spatch) > len(first):       # corrupt cache entries
         spatch(need_spatch[len(first):])
     if not need_spatch:
         progress(len(relpaths), len(relpaths))
     rels = sorted(texts)
-    # the workers also write the cache entries (json.dumps is not free)
-    jobs = [(texts[r][1], spatched[r]["calls"], spatched[r]["failure"], cache, texts[r][0])
-            for r in rels]
+    rest = [r for r in rels if r not in results]
+    jobs = [job(r) for r in rest]
     if len(jobs) > 8:
         with multiprocessing.Pool(JOBS) as pool:
-            results = pool.map(_facts_job, jobs, chunksize=8)
+            results.update(zip(rest, pool.map(_facts_job, jobs, chunksize=8)))
     else:
-        results = [_facts_job(j) for j in jobs]
-    for rel, facts in zip(rels, results):
-        out[rel] = facts
+        results.update(zip(rest, map(_facts_job, jobs)))
+    for rel in rels:
+        out[rel] = results[rel]
     return out, len(need_spatch)
 
 
