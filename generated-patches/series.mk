@@ -18,7 +18,7 @@ CHECK_TARGETS += check-series
 # `make check` leaves out the full kernels (step full) and the vmlinux
 # bloat comparison, for CI time: they add three kernels that nothing else
 # in make check builds (patched nort and rt, pristine nort; a cold nort
-# build took 560 s here), and make check already builds seven from a
+# build took 560 s here), and make check already builds four (debug) from a
 # cold start. `make check-series-full` runs every step.
 SERIES_CHECK_STEPS := apply,objects,checkpatch,sparse,handfix,audit
 
