@@ -26,7 +26,7 @@ DEBIAN_PACKAGES := linux-source-6.1 linux-source-6.12 coccinelle \
 CHECK_TARGETS := check-lint
 MAIN_TARGETS :=
 
-include $(wildcard semantic-patches/*.mk audit/*.mk generated-patches/*.mk boot-tests/*.mk)
+include $(wildcard audit/*.mk semantic-patches/*.mk generated-patches/*.mk boot-tests/*.mk)
 
 .PHONY: all deps tree kernel boot check check-lint summary $(CHECK_TARGETS)
 
@@ -78,5 +78,12 @@ summary:
 	@printf '  rt queue   %s (skipped as already applied: %s)\n' \
 		"$$(cat $(WORK)/rt-queue/6.1/VERSION 2>/dev/null || echo missing)" \
 		"$$(tr '\n' ' ' < $(TREE_61)/.git/nbh-rt-skipped 2>/dev/null | sed 's/ *$$//' | grep . || echo none)"
-	@for r in $(WORK)/boot/runs/6.1-*/result.json $(WORK)/boot/runs/validation-p*/result.json; do [ -f "$$r" ] || continue; \
+	@[ ! -f $(OUT)/audit/audit-6.1.json ] || $(PY) -c 'import json,sys,collections; \
+		c = collections.Counter(f["verdict"] for f in json.load(open(sys.argv[1]))["findings"]); \
+		print("  audit 6.1  " + ", ".join("%s %d" % kv for kv in sorted(c.items())))' $(OUT)/audit/audit-6.1.json
+	@[ ! -d $(OUT)/generated/linux-6.1 ] || printf '  generated  %s raw patches in %s\n' \
+		"$$(ls $(OUT)/generated/linux-6.1/*.patch 2>/dev/null | wc -l)" $(OUT)/generated/linux-6.1
+	@for r in $(WORK)/boot/runs/6.1-*/result.json; do [ -f "$$r" ] || continue; \
 		$(PY) -c 'import json,sys; r=json.load(open(sys.argv[1])); print("  boot %-48s rc=%s boot=%ss splats=%d" % (sys.argv[1].split("/")[-2], r["rc"], r["boot_s"], len(r["splats"])))' $$r; done
+	@[ ! -f $(OUT)/validation/table.txt ] || { echo "  boot validation ($(OUT)/validation/table.txt):"; \
+		sed 's/^/    /' $(OUT)/validation/table.txt; }

@@ -45,6 +45,14 @@ $(VAL_PROGS)/xdp-redirect $(VAL_PROGS)/tun-xdp: $(VAL_PROGS)/%: boot-tests/progs
 $(VAL_PROGS)/%: boot-tests/progs/%.c | $(VAL_PROGS)
 	gcc $(VAL_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
+# The main job's step: the series applied with git am, patched nort-debug
+# and rt-debug built and booted through every validation test.
+.PHONY: validation
+MAIN_TARGETS += validation
+validation: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
+		--kernels patched-nort-debug,patched-rt-debug
+
 boot-test: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation
 

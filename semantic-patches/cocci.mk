@@ -22,6 +22,14 @@ check-cocci:
 generate:
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) --out $(RAW_DIR)
 
+# The main job's step: the same raw patches into the work directory,
+# leaving the committed copies alone.
+.PHONY: generate-work
+MAIN_TARGETS += generate-work
+generate-work:
+	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) \
+		--out $(OUT)/generated/linux-6.1
+
 # Regenerate into a temporary directory; fail if the committed copies differ.
 check-generated:
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) --check $(RAW_DIR)
