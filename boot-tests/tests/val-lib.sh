@@ -55,6 +55,19 @@ wait_line() {
 	return 1
 }
 
+# cov_hits FUNC: hits so far of a converted function that cov-start is
+# recording (summed over CPUs); prints nothing when it is not recorded,
+# so a test can retry until its path really ran.
+cov_hits() {
+	local T=/sys/kernel/tracing state=/tmp/nbh-cov
+	if grep -qxF "$1" "$state/ftrace" 2>/dev/null; then
+		cat "$T"/trace_stat/function* 2>/dev/null |
+			awk -v f="$1" '$1 == f {n += $2} END {print n + 0}'
+	elif grep -qxF "$1" "$state/kprobe" 2>/dev/null; then
+		awk -v f="nbhcov/$1" '$1 == f {n = $2} END {print n + 0}' "$T/kprobe_profile"
+	fi
+}
+
 # check DESCRIPTION COMMAND...: one assertion, reported as ok/not ok.
 FAILURES=0
 check() {
