@@ -64,11 +64,15 @@ check: deps tree
 		$$n "$$results" $$((n - failed)) $$failed; \
 	test $$failed = 0
 
+# Python programs (no .py suffix: they are commands); check-lint parses them.
+PY_PROGRAMS := $(shell grep -l '^\#!/usr/bin/python3' boot-tests/* scripts/* audit/* \
+	semantic-patches/* 2>/dev/null)
+
 check-lint:
 	@shellcheck -x -e SC1091 scripts/lib.sh scripts/prepare-tree scripts/prepare-rt-tree \
 		scripts/build-kernel scripts/kernel scripts/install-deps \
 		boot-tests/guest-init boot-tests/check boot-tests/tests/*.sh .ci/run
-	@for f in scripts/fetch-rt-queue boot-tests/nbh-boot boot-tests/test-splat-detector; do \
+	@for f in $(PY_PROGRAMS); do \
 		$(PY) -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" $$f || exit 1; done
 	@echo "check-lint: shell and Python sources clean"
 
