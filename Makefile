@@ -26,6 +26,9 @@ DEBIAN_PACKAGES := linux-source-6.1 linux-source-6.12 coccinelle \
 CHECK_TARGETS := check-lint
 MAIN_TARGETS :=
 
+# `make` is the main job, whatever target the fragments define first.
+.DEFAULT_GOAL := all
+
 include $(wildcard audit/*.mk semantic-patches/*.mk generated-patches/*.mk boot-tests/*.mk)
 
 .PHONY: all deps tree kernel boot check check-lint summary $(CHECK_TARGETS)
