@@ -51,23 +51,25 @@ check "every CPU processed backlog packets" all_cpus
 # to drain its backlog: its ksoftirqd goes to SCHED_IDLE behind a busy
 # loop (on PREEMPT_RT that thread runs NET_RX raised by the RPS IPI), and
 # not SCHED_FIFO, whose throttling stalled the guest. Flood it from the
-# other CPUs and unregister devices meanwhile. When cov-start records
-# flush_backlog, rounds repeat (up to 6) until it has run.
+# other CPUs and unregister devices meanwhile, from CPU 0: an ip command
+# on the last CPU drains that CPU's backlog in its own local_bh_enable()
+# just before flush_all_backlogs() looks at it. When cov-start records
+# flush_backlog, rounds repeat (up to 10) until it has run.
 last=$((NCPUS - 1))
 ksoftirqd=$(pgrep -x "ksoftirqd/$last")
 in_ns bb sh -c "echo $(printf '%x' $((1 << last))) >/sys/class/net/b1/queues/rx-0/rps_cpus"
 churn_round() {
 	local r=$1 c i rc=0
 	chrt -i -p 0 "$ksoftirqd"
-	timeout 3 taskset -c "$last" sh -c 'while :; do :; done' &
+	timeout 5 taskset -c "$last" sh -c 'while :; do :; done' &
 	for ((c = 0; c < last; c++)); do
-		timeout 3 taskset -c "$c" ip netns exec ba "$PROGS/udp-check" send \
+		timeout 5 taskset -c "$c" ip netns exec ba "$PROGS/udp-check" send \
 			10.10.0.2 8200 1000000 1200 "$c" 0 >/dev/null 2>&1 &
 	done
 	sleep 0.5
-	for i in 1 2 3 4; do
-		in_ns bb ip link add "d$r$i" type dummy || { rc=1; break; }
-		in_ns bb ip link del "d$r$i" || { rc=1; break; }
+	for ((i = 1; i <= 12; i++)); do
+		on_cpu 0 ip -n bb link add "d$r-$i" type dummy || { rc=1; break; }
+		on_cpu 0 ip -n bb link del "d$r-$i" || { rc=1; break; }
 	done
 	wait
 	chrt -o -p 0 "$ksoftirqd"
@@ -76,7 +78,7 @@ churn_round() {
 churn() {
 	local r start now
 	start=$(cov_hits flush_backlog)
-	for r in 1 2 3 4 5 6; do
+	for ((r = 1; r <= 10; r++)); do
 		churn_round "$r" || return 1
 		now=$(cov_hits flush_backlog)
 		[[ -z $now ]] && break
