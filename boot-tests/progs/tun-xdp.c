@@ -46,15 +46,18 @@ static void fail(const char *what)
 static void *writer(void *arg)
 {
 	long cpu = (long)arg;
+	/* Ethernet + IPv4 + UDP: what xdp_count counts. */
 	unsigned char frame[98] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-				    0x02, 0, 0, 0, 0, 7, 0x08, 0x00 };
+				    0x02, 0, 0, 0, 0, 7, 0x08, 0x00,
+				    0x45, 0, 0, 84, 0, 0, 0x40, 0, 64, 17, 0, 0,
+				    10, 99, 0, 1, 10, 99, 0, 2, 0x30, 0x39, 0x30, 0x39, 0, 64 };
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 	for (long i = 0; i < per_cpu; i++) {
-		frame[20] = i;
+		frame[19] = i;	/* IP ID */
 		if (write(tap, frame, sizeof(frame)) == sizeof(frame))
 			written[cpu]++;
 		else if (errno != EAGAIN)
