@@ -82,7 +82,8 @@ bench-xdp: progs
 # The tree's own selftests for the converted paths (built by
 # boot-tests/make-selftests: only the BPF objects and helpers they need),
 # pristine vs patched nort-debug and rt-debug; outcomes must match.
+# test_xdp_redirect_multi.sh skips without tcpdump.
 .PHONY: selftests-compare
-DEBIAN_PACKAGES += ebtables
+DEBIAN_PACKAGES += ebtables tcpdump
 selftests-compare: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-selftests
