@@ -82,8 +82,9 @@ bench-xdp: progs
 # The tree's own selftests for the converted paths (built by
 # boot-tests/make-selftests: only the BPF objects and helpers they need),
 # pristine vs patched nort-debug and rt-debug; outcomes must match.
-# test_xdp_redirect_multi.sh skips without tcpdump.
+# test_xdp_redirect_multi.sh skips without tcpdump and fails without
+# arping; test_lwt_seg6local.sh needs nc.
 .PHONY: selftests-compare
-DEBIAN_PACKAGES += ebtables tcpdump
+DEBIAN_PACKAGES += ebtables tcpdump iputils-arping netcat-openbsd
 selftests-compare: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-selftests
