@@ -27,6 +27,8 @@ for t in bpf/test_lwt_seg6local.sh bpf/test_xdp_redirect.sh bpf/test_xdp_redirec
 	log=/tmp/selftests/${t//\//_}.log
 	rc=0
 	(cd "/tmp/selftests/${t%/*}" && timeout 900 bash "./${t#*/}") >"$log" 2>&1 || rc=$?
+	# The verdict lines of every sub-test that failed, then the end.
+	grep -i -m 20 -E '^(fail|not ok)|\[ *fail(ed)? *\]' "$log" | sed 's/^/failed: /' || true
 	tail -n 15 "$log"
 	case $rc in
 	0) outcome=pass ;;
