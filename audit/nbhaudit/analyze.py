@@ -87,8 +87,20 @@ def _effect(f):
     return eff
 
 
-def _push_pop(snap, c):
-    """The snapshot after call c."""
+def _released(lst, op, arg):
+    """Index in lst of the section a release call ends, or None."""
+    if not lst:
+        return None
+    if op == "pop-arg" and any(it[2] == arg for it in lst):
+        return max(i for i, it in enumerate(lst) if it[2] == arg)
+    return len(lst) - 1
+
+
+def _push_pop(snap, c, pending):
+    """The snapshot after call c. An early-exit release keeps its section
+    open for the code below, but not past the end of the block the
+    section was opened in: that block is only left through the exit.
+    Such sections go to pending as (last line of the block, kind, item)."""
     eff = _effect(c["f"])
     if not eff:
         return snap
@@ -97,14 +109,29 @@ def _push_pop(snap, c):
         lst = getattr(snap, kind)
         if op == "push":
             lst = lst + ((c["f"], c["line"], arg),)
-        elif c.get("exits") or not lst:
-            continue
-        elif op == "pop-arg" and any(it[2] == arg for it in lst):
-            i = max(i for i, it in enumerate(lst) if it[2] == arg)
-            lst = lst[:i] + lst[i + 1:]
         else:
-            lst = lst[:-1]
+            i = _released(lst, op, arg)
+            if i is None:
+                continue
+            if c.get("exits"):
+                block = c.get("block")
+                if block and lst[i][1] >= block[0]:
+                    pending.append((block[1], kind, lst[i]))
+                continue
+            lst = lst[:i] + lst[i + 1:]
         snap = snap._replace(**{kind: lst})
+    return snap
+
+
+def _close_blocks(snap, pending, line):
+    """Drop the pending sections whose block ended before line."""
+    for p in [p for p in pending if p[0] < line]:
+        pending.remove(p)
+        _, kind, item = p
+        lst = getattr(snap, kind)
+        if item in lst:
+            i = max(i for i, it in enumerate(lst) if it == item)
+            snap = snap._replace(**{kind: lst[:i] + lst[i + 1:]})
     return snap
 
 
@@ -117,10 +144,13 @@ def snapshots(fn):
     if fn.snaps is None:
         snap = EMPTY
         keys, snaps = [], []
+        pending = []
         for c in fn.calls:
+            snap = _close_blocks(snap, pending, c["line"])
             keys.append((c["line"], c["col"]))
             snaps.append(snap)
-            snap = _push_pop(snap, c)
+            snap = _push_pop(snap, c, pending)
+        snap = _close_blocks(snap, pending, 10 ** 9)
         keys.append((10 ** 9, 0))
         snaps.append(snap)
         fn.snaps = (keys, snaps)

@@ -508,6 +508,24 @@ def stmt_exits(t, line, col, fn):
     return "{" not in seg and re.search(r"\b(return|goto)\b", seg) is not None
 
 
+def stmt_block(t, line, col):
+    """(first, last) line of the innermost { } block holding the statement
+    at (line, col), or None: where a section that the statement leaves on
+    an early exit really ends, when the section was opened in that block."""
+    off = t.offset(line, col)
+    code = t.code
+    depth = 0
+    for i in range(off - 1, -1, -1):
+        if code[i] == "}":
+            depth += 1
+        elif code[i] == "{":
+            if depth == 0:
+                end = t.match(i)
+                return (t.line(i), t.line(end)) if end > 0 else None
+            depth -= 1
+    return None
+
+
 def assign_target(t, line, col):
     """Variable assigned the value of the expression starting at
     (line, col): 'p = this_cpu_ptr(...)' or 'T *p = this_cpu_ptr(...)'."""

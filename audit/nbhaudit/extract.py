@@ -298,6 +298,8 @@ def finish(t, facts, calls, spatch_failure):
         fn["calls"] = lexical
         for c in lexical:
             c["exits"] = (_is_release(c["f"]) and cfacts.stmt_exits(t, c["line"], c["col"], fn))
+            if c["exits"]:
+                c["block"] = cfacts.stmt_block(t, c["line"], c["col"])
             if c["f"] in ACCESSOR_PTRS:
                 _derive(t, fn, c)
     if t.code.count("{") != t.code.count("}") or t.code.count("(") != t.code.count(")"):
