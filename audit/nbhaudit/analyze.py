@@ -594,6 +594,14 @@ class Audit:
                         out[key].append(self._access(callee, acc, {var, callee.params[i]},
                                                      reach, outer))
 
+    def _reads_pointer(self, name, acc):
+        """The access reads a pointer (the datum or the member): one
+        IRQ-safe read, but what it points to is shared per CPU."""
+        if "*" in self.datums.get(name, {}).get("type", ""):
+            return True
+        s = self._struct_of(name)
+        return bool(s and ".".join(acc.get("member") or []) in s.get("pointers", []))
+
     def _struct_of(self, name):
         d = self.datums.get(name)
         if not d or "*" in d["type"]:
@@ -677,7 +685,7 @@ class Audit:
         if snap.irq:
             it = snap.irq[-1]
             return "irq-disabled", "%s() at line %d" % (it[0], it[1])
-        if acc["op"] == "irq-safe" and "*" not in self.datums.get(name, {}).get("type", ""):
+        if acc["op"] == "irq-safe" and not self._reads_pointer(name, acc):
             return "irq-safe-op", "%s() is a single IRQ-safe operation" % acc["accessor"]
         if snap.preempt or acc["accessor"] in K.PREEMPT_ACCESSORS:
             it = snap.preempt[-1] if snap.preempt else (acc["accessor"], acc["line"], "")

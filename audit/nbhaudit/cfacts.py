@@ -288,7 +288,7 @@ def percpu_defs(t, dead):
 
 def structs(t, dead):
     """struct name -> {line, members: {member: [sub-members] or None},
-    rt_dead: [member], percpu: {member: type}}."""
+    rt_dead: [member], percpu: {member: type}, pointers: [member]}."""
     out = {}
     for m in _STRUCT.finditer(t.code):
         body = m.end() - 1
@@ -296,7 +296,7 @@ def structs(t, dead):
         if end < 0:
             continue
         info = {"line": t.line(m.start()), "members": {}, "rt_dead": [],
-                "percpu": {}}
+                "percpu": {}, "pointers": []}
         _members(t, body + 1, end, info, dead)
         out.setdefault(m.group(2), info)
     return out
@@ -315,7 +315,7 @@ def _members(t, start, end, info, dead):
             j = t.match(i)
             if j < 0:
                 return
-            sub = {"members": {}, "rt_dead": [], "percpu": {}}
+            sub = {"members": {}, "rt_dead": [], "percpu": {}, "pointers": []}
             _members(t, i + 1, j, sub, dead)
             k = code.find(";", j)
             name = re.match(r"\s*(\w*)", code[j + 1:k]).group(1)
@@ -324,9 +324,11 @@ def _members(t, start, end, info, dead):
                 if t.line(k) in dead:
                     info["rt_dead"].append(name)
                 info["rt_dead"].extend(name + "." + m for m in sub["rt_dead"])
+                info["pointers"].extend(name + "." + m for m in sub["pointers"])
             else:   # anonymous: members belong to the parent
                 info["members"].update(sub["members"])
                 info["rt_dead"].extend(sub["rt_dead"])
+                info["pointers"].extend(sub["pointers"])
             info["percpu"].update(sub["percpu"])
             pos = decl_start = k + 1
             continue
@@ -335,6 +337,8 @@ def _members(t, start, end, info, dead):
             m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*(:\s*\w+\s*)?$", decl)
             if m and "(" not in decl.replace("(*", ""):
                 info["members"][m.group(1)] = None
+                if "*" in decl:
+                    info["pointers"].append(m.group(1))
                 if t.line(i) in dead:
                     info["rt_dead"].append(m.group(1))
                 if "__percpu" in decl:
