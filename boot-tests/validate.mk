@@ -6,8 +6,11 @@
 #                          into $(VAL_PROGS) (the guest sees the host's /)
 #   make boot-test         full matrix: pristine and patched 6.1 nort-debug
 #                          and rt-debug, all validation tests, one table
-#   make check-mutants     every mutant of the series (make-mutants) on
-#                          patched nort-debug, then rt-debug; kill rate
+#   make check-mutants     every mutant of the series (make-mutants): the
+#                          audit on each, then each booted on patched
+#                          nort-debug and rt-debug; kill rate
+#   make check-audit-mutants
+#                          the audit on each mutant (no kernel), in make check
 #   make check-boot-validation
 #                          the CI subset, see below
 #
@@ -21,10 +24,11 @@ VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 
-.PHONY: progs boot-test check-mutants check-boot-validation
-# make check runs check-boot-validation (below). The backlog test retries
-# until flush_backlog() has run, which it used to hit only by luck.
-CHECK_TARGETS += check-boot-validation
+.PHONY: progs boot-test check-mutants check-audit-mutants check-boot-validation
+# make check runs check-audit-mutants and check-boot-validation (below).
+# The backlog test retries until flush_backlog() has run, which it used
+# to hit only by luck.
+CHECK_TARGETS += check-audit-mutants check-boot-validation
 
 progs: $(addprefix $(VAL_PROGS)/,$(VAL_BINS) $(VAL_BPF))
 
@@ -58,7 +62,13 @@ validation: progs
 boot-test: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation
 
-check-mutants: progs
+# What no guest test can see while the softirq lock serializes BH (a
+# dropped or misplaced nested-BH lock), the audit must: a few minutes on
+# a copy of the source tree, no kernel build.
+check-audit-mutants:
+	WORK=$(WORK) OUT=$(OUT) boot-tests/audit-mutants
+
+check-mutants: progs check-audit-mutants
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug
 
