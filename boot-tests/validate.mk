@@ -83,6 +83,15 @@ check-mutants: progs check-audit-mutants
 check-boot-validation: validation
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug --select kinds
 
+# The live frame leg of bpf-redirect 20 times in a row on each patched
+# debug kernel: its accounting is exact, so a single failure is a bug.
+.PHONY: check-live-stability
+LIVE_REPEAT ?= 20
+check-live-stability: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --no-coverage \
+		--kernels patched-nort-debug,patched-rt-debug --tests bpf-redirect \
+		--append nbh.live_repeat=$(LIVE_REPEAT) --outdir $(OUT)/live-stability
+
 # Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
 # live frames; prints the medians and their ratio.
 .PHONY: bench-xdp
