@@ -21,7 +21,7 @@ VAL_SERIES := generated-patches/linux-6.1
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp
-VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o
+VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 
 .PHONY: progs boot-test check-mutants check-audit-mutants check-boot-validation
