@@ -45,6 +45,14 @@ class Text:
         self.raw = text
         self.code = blank(text)
         self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # A "/*" left after blank() opens a comment that never ends: the
+        # compiler sees no code after it, and its words must not become
+        # calls.  unterminated is its line (0: none).
+        self.unterminated = 0
+        bad = self.code.find("/*")
+        if bad >= 0:
+            self.unterminated = self.line(bad)
+            self.code = self.code[:bad] + _NOT_NL.sub(" ", self.code[bad:])
 
     def line(self, off):
         return bisect.bisect_right(self.starts, off)

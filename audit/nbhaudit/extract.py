@@ -302,7 +302,10 @@ def finish(t, facts, calls, spatch_failure):
                 c["block"] = cfacts.stmt_block(t, c["line"], c["col"])
             if c["f"] in ACCESSOR_PTRS:
                 _derive(t, fn, c)
-    if t.code.count("{") != t.code.count("}") or t.code.count("(") != t.code.count(")"):
+    if t.unterminated:
+        unparsed.insert(0, {"function": "", "line": t.unterminated, "kind": "file",
+                            "reason": "unterminated comment: the code after it is not audited"})
+    elif t.code.count("{") != t.code.count("}") or t.code.count("(") != t.code.count(")"):
         unparsed.insert(0, {"function": "", "line": 0, "kind": "file",
                             "reason": "unbalanced brackets after preprocessing: functions past the error are not audited"})
     elif spatch_failure and not unparsed:
