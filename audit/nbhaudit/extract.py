@@ -51,10 +51,47 @@ def split_args(text):
     return [norm_arg(a) for a in cfacts._split_top(text)] if text.strip() else []
 
 
+# What a cache entry must look like: the keys of each layer with their
+# types, and the keys of the records in its lists.  An entry that is valid
+# JSON but of another shape (a different tool, a hand edit, a truncated
+# write of some other program) is dropped like a corrupt one.
+_S_KEYS = {"calls": (list, type(None)), "failure": (str, type(None))}
+_F_KEYS = {"functions": list, "percpu_defs": list, "percpu_ptr_vars": (list, dict),
+           "structs": dict, "fnptrs": (list, dict), "top_registrations": (list, dict),
+           "rt_dead": list, "includes": list, "lexical": bool, "unparsed": list,
+           "extents": list}
+_CALL_KEYS = ("f", "args", "line", "col")
+_FN_KEYS = ("name", "line", "calls")
+_STRUCT_KEYS = ("members", "percpu")
+
+
+def _records(items, keys):
+    return all(isinstance(x, dict) and all(k in x for k in keys) for x in items)
+
+
+def valid_entry(layer, digest, got):
+    """True when a cache entry has the shape the extractor writes."""
+    if not isinstance(got, dict):
+        return False
+    if layer == "s":
+        return (all(isinstance(got.get(k, 0), t) for k, t in _S_KEYS.items())
+                and _records(got["calls"] or (), _CALL_KEYS))
+    if digest.startswith("h"):          # header structs: {name: struct}
+        return _records(got.values(), _STRUCT_KEYS)
+    return (all(isinstance(got.get(k), t) for k, t in _F_KEYS.items())
+            and _records(got["functions"], _FN_KEYS)
+            and all(_records(fn["calls"], _CALL_KEYS) for fn in got["functions"])
+            and _records(got["unparsed"], ("kind", "reason")))
+
+
 class Cache:
     """Two layers keyed by file content hash: spatch calls ("s", valid
     while facts.cocci and spatch_view() are unchanged) and complete facts
-    ("f", valid while the Python extractor is unchanged)."""
+    ("f", valid while the Python extractor is unchanged).
+
+    A cache that cannot be written is reported once and the run goes on
+    without it; an entry that is not JSON or has the wrong shape is
+    listed in corrupt, deleted and rebuilt."""
 
     def __init__(self, root):
         self.root = root
@@ -64,6 +101,20 @@ class Cache:
             "f": _version(extractor),
         }
         self.corrupt = []
+        self.writable = True
+        try:
+            os.makedirs(root, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=root, suffix=".tmp")
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as e:
+            self._unwritable(e)
+
+    def _unwritable(self, e):
+        if self.writable:
+            self.writable = False
+            warn("cache %s not writable (%s): facts are not cached" % (
+                self.root, e.strerror or e))
 
     def _path(self, layer, digest):
         return os.path.join(self.root, layer + "-" + self.versions[layer],
@@ -76,19 +127,25 @@ class Cache:
         path = self._path(layer, digest)
         try:
             with open(path) as f:
-                return json.load(f)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError):
-            self.corrupt.append(path)
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
-            return None
+                got = json.load(f)
+            if valid_entry(layer, digest, got):
+                return got
+        except OSError:
+            return None         # no entry (or none readable): a miss
+        except (ValueError, RecursionError):
+            pass
+        self.corrupt.append(path)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return None
 
     def put(self, layer, digest, facts):
+        if not self.writable:
+            return
         path = self._path(layer, digest)
+        tmp = None
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
@@ -97,7 +154,12 @@ class Cache:
                 f.write(json.dumps(facts, separators=(",", ":")))
             os.replace(tmp, path)
         except OSError as e:
-            warn("cannot write cache entry %s: %s" % (path, e))
+            if tmp:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+            self._unwritable(e)
 
 
 # Any of these in a function body may be a call facts.cocci matches: a
@@ -349,8 +411,9 @@ def _derive(t, fn, c):
 
 
 def extract(tree, relpaths, cache, progress):
-    """{relpath: facts} for every file; spatch runs only on files whose
-    content it has not seen, while the cached facts of the others load."""
+    """({relpath: facts} for every file, [relpaths spatch ran on]); spatch
+    runs only on files whose content it has not seen, while the cached
+    facts of the others load."""
     out, texts, need_spatch, spatched = {}, {}, [], {}
     raw = {}
 
@@ -373,7 +436,10 @@ def extract(tree, relpaths, cache, progress):
         for rel in rels:
             path = os.path.join(tree, rel)
             got = {"calls": calls.get(path, []), "failure": failed.get(path)}
-            cache.put("s", texts[rel][0], got)
+            if got["failure"] is None:
+                # a crash, a kill or a timeout says nothing about the file
+                # itself: the next run tries again
+                cache.put("s", texts[rel][0], got)
             spatched[rel] = got
 
     def spatch(rels, errors=None):
@@ -451,7 +517,7 @@ def extract(tree, relpaths, cache, progress):
     if len(need_spatch) > len(first):       # corrupt cache entries
         spatch(need_spatch[len(first):])
     if not need_spatch:
-        progress(len(relpaths), len(relpaths))
+        progress(0, 0)
     rels = sorted(texts)
     rest = [r for r in rels if r not in results]
     jobs = [job(r) for r in rest]
@@ -462,7 +528,7 @@ def extract(tree, relpaths, cache, progress):
         results.update(zip(rest, map(_facts_job, jobs)))
     for rel in rels:
         out[rel] = results[rel]
-    return out, len(need_spatch)
+    return out, need_spatch
 
 
 def _facts_job(job):
@@ -474,7 +540,8 @@ def _facts_job(job):
     facts["extents"] = [[fn["name"], fn["body"], fn["end_off"]] for fn in facts["functions"]]
     for fn in facts["functions"]:
         del fn["body"], fn["end_off"]
-    cache.put("f", digest, facts)
+    if failure is None:
+        cache.put("f", digest, facts)
     return facts
 
 
@@ -483,6 +550,10 @@ def progress_printer(quiet, what="files"):
 
     def progress(done, total):
         if quiet:
+            return
+        if not total:
+            sys.stderr.write("nbh-audit: spatch: no %s to parse, all from the cache\n" % what)
+            sys.stderr.flush()
             return
         pct = 100 * done // max(total, 1)
         if pct != state["last"]:
