@@ -2,7 +2,10 @@
 """Text (coccicheck style), org and HTML renderings of the JSON report."""
 
 import collections
+import html as _html
+import json
 import os
+import re
 import subprocess
 
 VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
@@ -31,6 +34,37 @@ def _ctx(a):
     return "%s: %s" % (a["context"], ev.get("note", ""))
 
 
+_VIA = re.compile(r"^(.*)\(\) passes it at (\S+)$")
+
+
+def merged(accesses):
+    """The accesses as the reports show them: accesses that differ only in
+    the member or in the caller that passed the per-CPU pointer (via) are
+    one row, with "members" and "callers" ([(function, "file:line")])."""
+    rows = collections.OrderedDict()
+    for a in accesses:
+        key = json.dumps({k: v for k, v in a.items() if k not in ("via", "member")},
+                         sort_keys=True)
+        r = rows.get(key)
+        if r is None:
+            r = rows[key] = dict(a, members=[], callers=[])
+            r.pop("via", None)
+            r.pop("member", None)
+        m = ".".join(a.get("member") or [])
+        if m and m not in r["members"]:
+            r["members"].append(m)
+        if a.get("via"):
+            v = _VIA.match(a["via"])
+            c = (v.group(1), v.group(2)) if v else (a["via"], "")
+            if c not in r["callers"]:
+                r["callers"].append(c)
+    return list(rows.values())
+
+
+def _callers(r):
+    return ", ".join("%s() at %s" % c if c[1] else c[0] for c in r["callers"])
+
+
 def text(doc, f):
     f.write("# nbh-audit %s on %s (%s)\n" % (doc["tree_version"], " ".join(doc["paths"]),
                                              doc["config"]))
@@ -44,14 +78,16 @@ def text(doc, f):
             continue
         f.write("%s:%d:0-0: %s: per-CPU %s is %s: %s\n" % (
             d["file"], d["line"], level, d["datum"], d["verdict"], d["reason"]))
-        for a in d["accesses"]:
+        for a in merged(d["accesses"]):
             if a["context"] in ("remote", "init"):
                 continue
             prot = a.get("protection", "none")
-            f.write("%s:%d:%d-%d: %s: access in %s(), %s; protection: %s%s\n" % (
+            f.write("%s:%d:%d-%d: %s: access in %s()%s, %s; protection: %s%s%s\n" % (
                 a["file"], a["line"], a.get("col", 0), a.get("col", 0) + 1, level,
-                a["function"], _ctx(a), prot,
-                (" (%s)" % a["protection_detail"]) if a.get("protection_detail") else ""))
+                a["function"], (" to " + ", ".join(a["members"])) if a["members"] else "",
+                _ctx(a), prot,
+                (" (%s)" % a["protection_detail"]) if a.get("protection_detail") else "",
+                ("; pointer passed by " + _callers(a)) if a["callers"] else ""))
     t = doc["summary"]["total"]
     f.write("# totals: %s\n" % ", ".join("%s %d" % (v, t.get(v, 0)) for v in VERDICTS))
 
@@ -68,14 +104,39 @@ def org(doc, f):
                 a["context"], a.get("protection", "")))
 
 
-def _dot_svg(d):
-    """Call paths from the softirq entry points to the accesses as SVG."""
-    edges, nodes = set(), {}
+# Protection of an access: colour class and meaning, worst first.
+PROTECTIONS = (
+    ("none", "p-bad", "nothing but disabled BH"),
+    ("preempt-only", "p-bad", "preempt_disable() only"),
+    ("nested-bh", "p-ok", "local_lock_nested_bh() on the datum"),
+    ("local-lock", "p-ok", "local_lock() on the datum"),
+    ("lock", "p-ok", "a lock of the datum"),
+    ("irq-disabled", "p-irq", "interrupts disabled"),
+    ("irq-safe-op", "p-irq", "one IRQ-safe operation (this_cpu_inc())"),
+)
+PROT_CLASS = {p: c for p, c, _ in PROTECTIONS}
+# Graph colours: softirq entry point, BH-disabled section, and the border
+# of a function accessing the datum by its worst protection.
+GRAPH_FILL = {"entry": "#ffd0d0", "section": "#d0d0ff"}
+GRAPH_BORDER = {"p-bad": "#c00000", "p-ok": "#008000", "p-irq": "#0050c0"}
+
+
+def _worst(prots):
+    order = [p for p, _, _ in PROTECTIONS]
+    known = [p for p in prots if p in order]
+    return min(known, key=order.index) if known else None
+
+
+def _dot_svg(d, prefix="g"):
+    """Call paths from the softirq entry points to the accesses as SVG;
+    the ids graphviz gives its elements get prefix, unique in the page."""
+    edges, nodes, prots = set(), {}, collections.defaultdict(set)
     for a in d["accesses"]:
         if a["context"] == "softirq":
             p = a["evidence"].get("path", [])
             for i, x in enumerate(p):
-                nodes[x["function"]] = "entry" if i == 0 else "fn"
+                if nodes.get(x["function"]) != "entry":
+                    nodes[x["function"]] = "entry" if i == 0 else "fn"
                 if i:
                     edges.add((p[i - 1]["function"], x["function"]))
         elif a["context"] == "bh-disabled":
@@ -83,13 +144,20 @@ def _dot_svg(d):
             nodes[sec] = "section"
             nodes[a["function"]] = nodes.get(a["function"], "fn")
             edges.add((sec, a["function"]))
+        else:
+            continue
+        prots[a["function"]].add(a.get("protection"))
     if not edges:
         return ""
     lines = ["digraph g {", "rankdir=LR;", "node [shape=box,fontsize=10];"]
     for n, k in sorted(nodes.items()):
-        style = {"entry": "style=filled,fillcolor=\"#ffd0d0\"",
-                 "section": "style=filled,fillcolor=\"#d0d0ff\""}.get(k, "")
-        lines.append('"%s" [%s];' % (n, style))
+        attrs = []
+        if k in GRAPH_FILL:
+            attrs.append('style=filled,fillcolor="%s"' % GRAPH_FILL[k])
+        worst = _worst(prots.get(n, ()))
+        if worst:
+            attrs.append('color="%s",penwidth=2.5' % GRAPH_BORDER[PROT_CLASS[worst]])
+        lines.append('"%s" [%s];' % (n, ",".join(attrs)))
     for a, b in sorted(edges)[:60]:
         lines.append('"%s" -> "%s";' % (a, b))
     lines.append("}")
@@ -101,7 +169,7 @@ def _dot_svg(d):
         return ""
     svg = proc.stdout
     i = svg.find("<svg")
-    return svg[i:] if i >= 0 else ""
+    return re.sub(r'\bid="', 'id="%s-' % prefix, svg[i:]) if i >= 0 else ""
 
 
 class Source:
@@ -120,56 +188,162 @@ class Source:
         return lines[no - 1].strip() if 0 < no <= len(lines) else ""
 
 
-CSS = """body{font-family:sans-serif;margin:1em 2em}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%}code{background:#f4f4f4}
+CSS = """body{font-family:sans-serif;margin:1em 2em;line-height:1.35}
+table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;vertical-align:top}
+code{background:#f4f4f4}td.src code{white-space:pre-wrap}td.where{white-space:nowrap}pre{background:#f8f8f8;padding:4px;margin:2px 0;white-space:pre-wrap}
 .needs-lock{color:#b00;font-weight:bold}.converted{color:#060}.safe{color:#046}
-.unknown{color:#a60}details{margin:.3em 0}pre{background:#f8f8f8;padding:4px;margin:2px 0}"""
+.not-bh{color:#555}.unknown{color:#a60}
+nav#toc{background:#f6f6f6;border:1px solid #ddd;padding:.5em 1em;margin:1em 0}
+nav#toc ul{margin:.2em 0;padding-left:1.2em}nav#toc li{margin:.15em 0}
+nav#toc a{text-decoration:none}nav#toc .counts{color:#555;font-size:90%}
+details{margin:.4em 0;border-top:1px solid #ddd;padding-top:.3em}summary{cursor:pointer}
+.datum{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start;margin:.4em 0}
+.info{flex:1 1 28em;min-width:20em}.graph{flex:1 1 30em;overflow:auto;max-height:32em;
+border:1px solid #eee}.graph svg{max-width:100%;height:auto}
+.p-bad{background:#f9d4d4}.p-ok{background:#d4f0d4}.p-irq{background:#d6e6fa}
+.quiet td{color:#777}.swatch{display:inline-block;width:1.6em;height:.9em;border:1px solid #999;
+vertical-align:middle;margin-right:.3em}
+.legend td{border:none;padding:1px 8px 1px 0}:target{outline:2px solid #fc0}"""
+
+
+def _anchor(prefix, name, used):
+    base = prefix + re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-")
+    a, n = base, 1
+    while a in used:
+        n += 1
+        a = "%s-%d" % (base, n)
+    used.add(a)
+    return a
+
+
+def _legend(w):
+    w("<h2 id='legend'>Legend</h2><table class='legend'>\n")
+    w("<tr><td colspan='2'><b>Verdicts</b> (for CONFIG_PREEMPT_RT=y)</td></tr>\n")
+    for v, what in (("needs-lock", "an access in BH context is protected by nothing but disabled BH "
+                     "(or preempt_disable()): it needs its own nested-BH lock"),
+                    ("converted", "BH accesses hold local_lock_nested_bh(), or the datum is "
+                     "not per-CPU on PREEMPT_RT"),
+                    ("safe", "every BH access is IRQ-safe, under IRQs off or under a lock of the datum"),
+                    ("not-bh", "no access runs in BH context"),
+                    ("unknown", "the evidence is incomplete (see the reason)")):
+        w("<tr><td class='%s'>%s</td><td>%s</td></tr>\n" % (v, v, _html.escape(what)))
+    w("<tr><td colspan='2'><b>Protection of an access</b> (table cells, graph borders)</td></tr>\n")
+    for p, c, what in PROTECTIONS:
+        w("<tr><td><span class='swatch %s'></span>%s</td><td>%s</td></tr>\n" % (
+            c, p, _html.escape(what)))
+    w("<tr><td><span class='swatch' style='background:#fff'></span><i>grey row</i></td>"
+      "<td>init or another CPU's copy (per_cpu(x, cpu)): not judged</td></tr>\n")
+    w("<tr><td colspan='2'><b>Graphs</b>: how BH context reaches the accesses</td></tr>\n")
+    w("<tr><td><span class='swatch' style='background:%s'></span>entry</td>"
+      "<td>a softirq entry point (NAPI poll, timer, protocol handler, ...)</td></tr>\n"
+      % GRAPH_FILL["entry"])
+    w("<tr><td><span class='swatch' style='background:%s'></span>section</td>"
+      "<td>a BH-disabled section (local_bh_disable(), spin_lock_bh(), ...)</td></tr>\n"
+      % GRAPH_FILL["section"])
+    w("<tr><td><span class='swatch'></span>box</td><td>a function on the path; an arrow "
+      "is a call (or a section covering the call)</td></tr>\n")
+    w("<tr><td><span class='swatch' style='border:2px solid %s'></span>border</td>"
+      "<td>the function accesses the datum; red: unprotected, green: locked, blue: "
+      "IRQ-safe (its worst access)</td></tr>\n" % GRAPH_BORDER["p-bad"])
+    w("</table>\n")
 
 
 def html(doc, tree, f):
-    e = html_escape = __import__("html").escape
+    e = _html.escape
     src = Source(tree)
     w = f.write
-    w("<!DOCTYPE html><html><head><meta charset='utf-8'><title>nbh-audit %s</title>"
+    order = {v: i for i, v in enumerate(VERDICTS)}
+    used = set()
+    subs = collections.OrderedDict((s, []) for s in doc["summary"]["per_subsystem"])
+    for d in sorted(doc["findings"], key=lambda d: (order[d["verdict"]], d["datum"])):
+        subs.setdefault(d["subsystem"], []).append(d)
+    sub_id = {s: _anchor("s-", s, used) for s in subs}
+    datum_id = {id(d): _anchor("d-", d["datum"], used) for ds in subs.values() for d in ds}
+    counts = lambda c: ", ".join("%s %d" % (v, c[v]) for v in VERDICTS if c.get(v))  # noqa: E731
+
+    w("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>nbh-audit %s</title>"
       "<style>%s</style></head><body>\n" % (e(doc["tree_version"]), CSS))
-    w("<h1>nbh-audit: per-CPU data relying on disabled BH</h1>\n")
+    w("<h1 id='top'>nbh-audit: per-CPU data relying on disabled BH</h1>\n")
     w("<p>Linux %s, paths %s, %d files. %s.</p>\n" % (
         e(doc["tree_version"]), e(" ".join(doc["paths"])), doc["files"], e(doc["config"])))
-    w("<h2>Verdicts per subsystem</h2><table><tr><th>subsystem</th>%s</tr>\n" %
-      "".join("<th>%s</th>" % v for v in VERDICTS))
-    for sub, c in doc["summary"]["per_subsystem"].items():
-        w("<tr><td>%s</td>%s</tr>\n" % (e(sub), "".join("<td>%d</td>" % c.get(v, 0) for v in VERDICTS)))
+
+    w("<nav id='toc'><b>Contents</b><ul>\n"
+      "<li><a href='#summary'>Verdicts per subsystem</a></li>\n"
+      "<li><a href='#legend'>Legend</a></li>\n")
+    if doc["unparsed"]:
+        w("<li><a href='#unparsed'>Not parsed by spatch</a> (%d)</li>\n" % len(doc["unparsed"]))
+    w("<li><a href='#datums'>Datums by subsystem</a><ul>\n")
+    for s, ds in subs.items():
+        w("<li><a href='#%s'>%s</a> <span class='counts'>(%s)</span>: %s</li>\n" % (
+            sub_id[s], e(s), counts(doc["summary"]["per_subsystem"].get(s, {})),
+            ", ".join("<a class='%s' title='%s' href='#%s'>%s</a>" % (
+                d["verdict"], d["verdict"], datum_id[id(d)], e(d["datum"])) for d in ds)))
+    w("</ul></li></ul></nav>\n")
+
+    w("<h2 id='summary'>Verdicts per subsystem</h2><table><tr><th>subsystem</th>%s</tr>\n" %
+      "".join("<th class='%s'>%s</th>" % (v, v) for v in VERDICTS))
+    for s, c in doc["summary"]["per_subsystem"].items():
+        w("<tr><td><a href='#%s'>%s</a></td>%s</tr>\n" % (
+            sub_id[s], e(s), "".join("<td>%d</td>" % c.get(v, 0) for v in VERDICTS)))
     t = doc["summary"]["total"]
     w("<tr><th>total</th>%s</tr></table>\n" % "".join("<th>%d</th>" % t.get(v, 0) for v in VERDICTS))
+    _legend(w)
     if doc["unparsed"]:
-        w("<h2>Not parsed by spatch (audited lexically)</h2><ul>\n")
+        w("<h2 id='unparsed'>Not parsed by spatch (audited lexically)</h2><ul>\n")
         for u in doc["unparsed"]:
-            w("<li><code>%s:%d</code> %s(): %s</li>\n" % (e(u["file"]), u["line"],
-                                                          e(u["function"]), e(u["reason"])))
+            w("<li><code>%s:%d</code> %s: %s</li>\n" % (
+                e(u["file"]), u["line"], e(u["function"] + "()") if u["function"] else "the file",
+                e(u["reason"])))
         w("</ul>\n")
-    order = {v: i for i, v in enumerate(VERDICTS)}
-    w("<h2>Datums</h2>\n")
-    for d in sorted(doc["findings"], key=lambda d: (order[d["verdict"]], d["datum"])):
-        w("<details%s><summary><span class='%s'>%s</span> <code>%s</code> (%s)</summary>\n" % (
-            " open" if d["verdict"] == "needs-lock" else "", d["verdict"], d["verdict"],
-            e(d["datum"]), e(d["subsystem"])))
-        w("<p>%s</p>" % e(d["reason"]))
-        if d.get("config"):
-            w("<p><i>%s</i></p>" % e(d["config"]))
-        w("<p>Defined at <code>%s:%d</code> as <code>%s</code>:</p><pre>%s</pre>\n" % (
-            e(d["file"]), d["line"], e(d["type"]), e(src.line(d["file"], d["line"]))))
-        if d["accesses"]:
-            w("<table><tr><th>where</th><th>function</th><th>context</th><th>protection</th><th>source</th></tr>\n")
-            for a in d["accesses"]:
-                w("<tr><td><code>%s:%d</code></td><td>%s()</td><td>%s</td><td>%s</td><td><code>%s</code></td></tr>\n" % (
-                    e(a["file"]), a["line"], e(a["function"]), e(_ctx(a)),
-                    e(a.get("protection", "") + (": " + a["protection_detail"] if a.get("protection_detail") else "")),
-                    e(src.line(a["file"], a["line"]))))
-            w("</table>\n")
-        if d["verdict"] in ("needs-lock", "converted"):
-            svg = _dot_svg(d)
-            if svg:
-                w("<div>%s</div>\n" % svg)
-        w("</details>\n")
-    w("</body></html>\n")
-    del html_escape
+
+    w("<h2 id='datums'>Datums by subsystem</h2>\n")
+    for s, ds in subs.items():
+        w("<section id='%s'><h3>%s <span class='counts'>%s</span></h3>\n" % (
+            sub_id[s], e(s), counts(doc["summary"]["per_subsystem"].get(s, {}))))
+        for d in ds:
+            _html_datum(w, e, src, d, datum_id[id(d)], sub_id[s])
+        w("</section>\n")
+    w("<p><a href='#top'>top</a></p></body></html>\n")
+
+
+def _html_datum(w, e, src, d, anchor, sub_anchor):
+    rows = merged(d["accesses"])
+    w("<details id='%s'%s><summary><span class='%s'>%s</span> <code>%s</code> (%s, %d access%s)"
+      "</summary>\n" % (anchor, " open" if d["verdict"] == "needs-lock" else "", d["verdict"],
+                        d["verdict"], e(d["datum"]), e(d["subsystem"]), len(rows),
+                        "" if len(rows) == 1 else "es"))
+    w("<div class='datum'><div class='info'>")
+    w("<p>%s</p>" % e(d["reason"]))
+    if d.get("config"):
+        w("<p><i>%s</i></p>" % e(d["config"]))
+    w("<p>Defined at <code>%s:%d</code> as <code>%s</code>:</p><pre>%s</pre>\n" % (
+        e(d["file"]), d["line"], e(d["type"]), e(src.line(d["file"], d["line"]))))
+    live = collections.Counter((a["context"], a.get("protection", "none")) for a in rows
+                               if a["context"] not in ("remote", "init"))
+    if live:
+        w("<p>Accesses by context and protection: %s.</p>" % ", ".join(
+            "<span class='%s'>%s %s</span> %d" % (PROT_CLASS.get(p, ""), e(c), e(p), n)
+            for (c, p), n in sorted(live.items())))
+    w("<p><a href='#%s'>%s</a> &middot; <a href='#toc'>contents</a></p>" % (
+        sub_anchor, e(d["subsystem"])))
+    w("</div>")
+    svg = _dot_svg(d, anchor + "-g") if d["verdict"] in ("needs-lock", "converted") else ""
+    if svg:
+        w("<div class='graph'>%s</div>" % svg)
+    w("</div>\n")
+    if rows:
+        w("<table><tr><th>where</th><th>function</th><th>members</th><th>context</th>"
+          "<th>protection</th><th>pointer passed by</th><th>source</th></tr>\n")
+        for a in rows:
+            quiet = a["context"] in ("remote", "init")
+            prot = a.get("protection", "")
+            w("<tr%s><td class='where'><code>%s:%d</code></td><td>%s()</td><td>%s</td><td>%s</td>"
+              "<td class='%s'>%s</td><td>%s</td><td class='src'><code>%s</code></td></tr>\n" % (
+                  " class='quiet'" if quiet else "", e(a["file"]), a["line"], e(a["function"]),
+                  e(", ".join(a["members"])), e(_ctx(a)),
+                  "" if quiet else PROT_CLASS.get(prot, ""),
+                  e(prot + (": " + a["protection_detail"] if a.get("protection_detail") else "")),
+                  "<br>".join(e("%s() at %s" % c if c[1] else c[0]) for c in a["callers"]),
+                  e(src.line(a["file"], a["line"]))))
+        w("</table>\n")
+    w("</details>\n")
