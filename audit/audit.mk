@@ -8,6 +8,9 @@ NBH_AUDIT = $(PY) $(AUDIT_DIR)/nbh-audit
 
 .PHONY: audit check-audit bench-audit
 
+# check-audit looks at the HTML report in headless Chromium.
+DEBIAN_PACKAGES += chromium chromium-driver
+
 # Full audit of net/ and kernel/bpf/ of the prepared 6.1 tree.
 audit:
 	mkdir -p $(AUDIT_OUT)
@@ -15,7 +18,8 @@ audit:
 		--text $(AUDIT_OUT)/audit-6.1.txt --html $(AUDIT_OUT)/audit-6.1.html \
 		--org $(AUDIT_OUT)/audit-6.1.org
 
-# Fixtures, bad input, upstream datums on 6.1 and 6.12, reviewed labels (KTAP).
+# Fixtures, bad input, upstream datums on 6.1 and 6.12, reviewed labels, the
+# HTML report in headless Chromium (KTAP; screenshots in $(AUDIT_OUT)).
 check-audit:
 	mkdir -p $(AUDIT_OUT)
 	$(PY) $(AUDIT_DIR)/tests/check-audit --tree61 $(TREE_61) --tree612 $(TREE_612) \
