@@ -145,6 +145,9 @@ _COPY = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(%s)\s*(?:->|\.)\s*
                    % (_CHAIN, _CHAIN))
 _VAR = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
                   r"([A-Za-z_]\w*)\s*(?=[;,=)\[])")
+# BPF_CALL_2(name, struct T *, arg, ...) and SYSCALL_DEFINEn() headers
+_MACRO_PARAM = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,\s*"
+                          r"([A-Za-z_]\w*)\s*(?=[,)])")
 _MEMBER = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
                      r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*;")
 _PTYPE = re.compile(r"\bBPF_PROG_TYPE_[A-Z0-9_]+\b")
@@ -165,7 +168,8 @@ def context_facts(text):
     for fn in facts["functions"]:
         head = t.offset(fn["line"])
         body, end = fn["body"], fn["end_off"]
-        fn["vars"] = {m.group(2): m.group(1) for m in _VAR.finditer(code, head, end)}
+        fn["vars"] = {m.group(2): m.group(1) for m in _MACRO_PARAM.finditer(code, head, body)}
+        fn["vars"].update((m.group(2), m.group(1)) for m in _VAR.finditer(code, head, end))
         fn["fcalls"] = []
         for m in _FCALL.finditer(code, body, end):
             chain = _split_chain(m.group(1))
@@ -537,9 +541,10 @@ class Graph:
                 for h in self.helpers.get(ptype, ()):
                     callers[h].append((fn, c, "runs a %s program"
                                        % ptype[len("BPF_PROG_TYPE_"):]))
+        helpers = set().union(*self.helpers.values()) if self.helpers else set()
         for fn in self.fns:
-            if fn in self.roots:
-                continue
+            if fn in self.roots or fn in helpers or ("bpf_func_proto", "func") in self.stored_in[fn]:
+                continue        # a BPF helper runs where programs of its types run
             if _SYSCALL.match(fn.name):
                 self.roots[fn] = "system call"
             elif fn.init and not callers.get(fn):
