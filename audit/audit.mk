@@ -6,7 +6,7 @@ AUDIT_DIR := audit
 AUDIT_OUT = $(OUT)/audit
 NBH_AUDIT = $(PY) $(AUDIT_DIR)/nbh-audit
 
-.PHONY: audit check-audit bench-audit
+.PHONY: audit check-audit bench-audit check-context
 
 # check-audit looks at the HTML report in headless Chromium.
 DEBIAN_PACKAGES += chromium chromium-driver
@@ -34,3 +34,13 @@ bench-audit:
 
 CHECK_TARGETS += check-audit
 MAIN_TARGETS += audit
+
+# Context coverage of the patched 6.1 tree (KTAP): a shared clone of
+# $(TREE_61) with generated-patches/linux-6.1 applied by git am, audited
+# with --context bpf_net_ctx against audit/context/bpf_net_ctx.paths.
+check-context:
+	mkdir -p $(AUDIT_OUT)
+	$(PY) $(AUDIT_DIR)/tests/check-context --pristine $(TREE_61) \
+		--series generated-patches/linux-6.1 --out $(AUDIT_OUT)
+
+CHECK_TARGETS += check-context

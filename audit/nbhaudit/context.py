@@ -680,8 +680,9 @@ class Graph:
 
 # --- the search -----------------------------------------------------------------
 
-def _site_key(entry, fn, getter):
-    return "%s:%s .. %s:%s -> %s" % (entry.file, entry.name, fn.file, fn.name, getter)
+def _site_key(g, entry, fn, getter):
+    return "%s:%s .. %s:%s -> %s" % (entry.file, g.name(entry).replace(" ", "_"),
+                                      fn.file, fn.name, getter)
 
 
 def check(g):
@@ -782,7 +783,7 @@ def _path(g, entry, chain, site_fn, site_call, root, up):
                   "file": site_fn.file, "line": site_call["line"]})
     kind = g.roots.get(entry) or g.dispatch.get(entry)
     return {
-        "key": _site_key(entry, site_fn, site_call["f"]),
+        "key": _site_key(g, entry, site_fn, site_call["f"]),
         "entry": {"function": g.name(entry), "file": entry.file, "line": entry.line, "kind": kind},
         "getter": site_call["f"],
         "site": {"function": site_fn.name, "file": site_fn.file, "line": site_call["line"]},
