@@ -56,3 +56,11 @@ series-6.1-export:
 	rm -f $(SERIES_61_DIR)/0*.patch; \
 	mv "$$tmp"/0*.patch "$$tmp/series" $(SERIES_61_DIR)/; \
 	log "exported $$(wc -l <$(SERIES_61_DIR)/series) patches to $(SERIES_61_DIR)"
+
+# Every #ifdef / IS_ENABLED() branch the series adds or changes, compiled
+# with its symbol flipped alone in nort-debug and rt-debug
+# (scripts/config-matrix: one configuration and the touched objects per
+# symbol and variant). Not in make check, for CI time.
+.PHONY: config-matrix
+config-matrix:
+	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/config-matrix
