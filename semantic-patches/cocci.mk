@@ -14,9 +14,12 @@ GENERATE_SCOPE = $(if $(GENERATE_ALL),,--datums-file $(COCCI_DIR)/upstream-datum
 
 .PHONY: check-cocci generate check-generated check-generated-6.12 raw-report
 
-# The .cocci tests: patch output, report output, idempotence, lint.
+# The .cocci tests: patch output, report output, idempotence, lint, usage
+# errors; each case also through the README's plain spatch and make
+# coccicheck command lines in the 6.1 tree (read only: O= is a scratch
+# directory), and bpf_sp on its net/core/filter.c.
 check-cocci:
-	$(PY) $(COCCI_DIR)/run-tests
+	$(PY) $(COCCI_DIR)/run-tests --tree $(TREE_61)
 
 # Audit the pristine 6.1 tree and write one raw patch per needs-lock datum.
 generate:
