@@ -12,7 +12,7 @@ RAW_DIR := generated-patches/raw/linux-6.1
 # (about an hour on two cores).
 GENERATE_SCOPE = $(if $(GENERATE_ALL),,--datums-file $(COCCI_DIR)/upstream-datums-6.1.txt)
 
-.PHONY: check-cocci generate check-generated check-generated-6.12 raw-report
+.PHONY: check-cocci check-generator generate check-generated check-generated-6.12 raw-report
 
 # The .cocci tests: patch output, report output, idempotence, lint, usage
 # errors; each case also through the README's plain spatch and make
@@ -20,6 +20,10 @@ GENERATE_SCOPE = $(if $(GENERATE_ALL),,--datums-file $(COCCI_DIR)/upstream-datum
 # directory), and bpf_sp on its net/core/filter.c.
 check-cocci:
 	$(PY) $(COCCI_DIR)/run-tests --tree $(TREE_61)
+
+# The generator's bad input and its scratch worktrees, on throw-away trees.
+check-generator:
+	$(PY) scripts/check-generator
 
 # Audit the pristine 6.1 tree and write one raw patch per needs-lock datum.
 generate:
@@ -30,6 +34,7 @@ generate:
 .PHONY: generate-work
 MAIN_TARGETS += generate-work
 generate-work:
+	mkdir -p $(OUT)/generated
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) \
 		--out $(OUT)/generated/linux-6.1
 
@@ -40,6 +45,7 @@ check-generated:
 # The 6.12 tree carries the upstream series: running the pipeline on the
 # datums the audit finds converted there must produce no patch at all.
 check-generated-6.12:
+	mkdir -p $(OUT)
 	$(PY) scripts/generate-raw-patches --tree $(TREE_612) --verdict converted \
 		--datums-file $(COCCI_DIR)/upstream-datums-6.1.txt --datum sigpool_scratch \
 		--out $(OUT)/raw-6.12-converted
@@ -49,4 +55,4 @@ check-generated-6.12:
 raw-report:
 	$(PY) scripts/generate-raw-report --raw $(RAW_DIR) --tree $(TREE_61) $(if $(COMPILE),--compile)
 
-CHECK_TARGETS += check-cocci check-generated check-generated-6.12
+CHECK_TARGETS += check-cocci check-generator check-generated check-generated-6.12
