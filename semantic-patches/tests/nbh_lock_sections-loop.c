@@ -1,5 +1,5 @@
 // spatch: -D datum=softnet_data -D member=process_queue -D lock=process_queue_bh_lock
-/* The seeds' process_backlog(): the lock is dropped around the
+/* Upstream's process_backlog(): the lock is dropped around the
  * receive call and retaken before the next dequeue.
  */
 static int process_backlog(struct napi_struct *napi, int quota)
