@@ -5,8 +5,9 @@
 
 COCCI_DIR := semantic-patches
 
-# OCaml scripting in nbh_lock_sections.cocci needs the OCaml compiler.
-DEBIAN_PACKAGES += ocaml-nox
+# OCaml scripting in nbh_lock_sections.cocci needs the OCaml compiler;
+# run-tests applies make coccicheck's diffs with patch.
+DEBIAN_PACKAGES += ocaml-nox patch
 RAW_DIR := generated-patches/raw/linux-6.1
 # The upstream datums by default; GENERATE_ALL=1 for every needs-lock datum
 # (about an hour on two cores).
