@@ -237,6 +237,55 @@ class Audit:
             for fn in self.by_name.get(name, ()):
                 self._entry(fn, reason, fn.file, fn.line)
         self._bpf_helpers()
+        self._index_process_roots()
+
+    def _index_process_roots(self):
+        """Functions that start a chain of calls in process context (or
+        with IRQs off, never in BH context): system calls and the
+        operations they dispatch to, work items, kthreads, netlink and
+        sysctl handlers, init and exit code, notifiers of process-context
+        chains (knowledge.PROCESS_*)."""
+        self.proc_roots = {}
+
+        def root(fn, reason, rel, line):
+            self.proc_roots.setdefault(fn.id, {"kind": "root", "reason": reason,
+                                               "file": rel, "line": line})
+        notifier_vars = collections.defaultdict(list)
+        for rel, f in sorted(self.facts.items()):
+            dead = self.dead[rel]
+            for p in f["fnptrs"]:
+                if p["line"] in dead:
+                    continue
+                why = (K.PROCESS_FIELDS.get((p["type"], p["field"]))
+                       or K.PROCESS_FIELDS.get((p["type"], None)))
+                if why:
+                    for fn in self.resolve(p["fn"], rel):
+                        root(fn, "%s: %s.%s" % (why, p["type"], p["field"]), rel, p["line"])
+                if p["field"] == "notifier_call" and p["var"]:
+                    notifier_vars[(rel, p["var"])].append(p)
+            for r in f.get("top_process", ()):
+                why = K.TOP_PROCESS_REASON.get(r["macro"], "%s() function" % r["macro"])
+                for fn in self.resolve(r["fn"], rel):
+                    root(fn, why, rel, r["line"])
+        for fn in self.fns:
+            if K.SYSCALL.match(fn.name):
+                root(fn, "system call %s" % (fn.params[0] if fn.params else ""),
+                     fn.file, fn.line)
+            elif fn.init:
+                root(fn, "__init/__exit code", fn.file, fn.line)
+            for c in fn.calls:
+                reg = K.PROCESS_REGISTRATIONS.get(c["f"])
+                if reg:
+                    for i in reg[0]:
+                        if i < len(c["args"]):
+                            for cb in self.resolve(c["args"][i].lstrip("&"), fn.file):
+                                root(cb, "%s: %s()" % (reg[1], c["f"]), fn.file, c["line"])
+                i = K.PROCESS_NOTIFIERS.get(c["f"])
+                if i is not None and i < len(c["args"]):
+                    for p in notifier_vars.get((fn.file, c["args"][i].lstrip("&")), ()):
+                        for cb in self.resolve(p["fn"], fn.file):
+                            root(cb, "notifier of a process-context chain: %s()" % c["f"],
+                                 fn.file, c["line"])
 
     def _bpf_helpers(self):
         """Helpers reachable from XDP, tc and lwt programs."""
@@ -333,10 +382,13 @@ class Audit:
             fn.edges = edges
             fn.has_effect = has_effect
         self.fields_of = collections.defaultdict(set)
+        self.stored_generic = collections.defaultdict(set)
         for field, targets in fields.items():
-            if len(targets) <= K.MAX_FIELD_TARGETS:
-                for t, _, _ in targets:
+            for t, _, _ in targets:
+                if len(targets) <= K.MAX_FIELD_TARGETS:
                     self.fields_of[t.id].add(field)
+                else:
+                    self.stored_generic[t.id].add(field)
 
     def callers(self, t):
         out = []
@@ -406,6 +458,151 @@ class Audit:
 
     def n_callers(self, fn):
         return len(self.callers(fn))
+
+    # --- process context, by evidence ----------------------------------------
+
+    def _runs_param(self, g, i, depth=3):
+        """Does g call its parameter i, itself or through the functions
+        it passes it to?  A function passed to g is only called where g
+        is when it does; a registration API stores it instead."""
+        key = (g.id, i)
+        memo = self.__dict__.setdefault("_runs_memo", {})
+        if key in memo:
+            return memo[key]
+        memo[key] = False
+        p = g.params[i] if i < len(g.params) else ""
+        got = False
+        if p:
+            for c in g.calls:
+                if c["f"] == p:
+                    got = True
+                    break
+                if depth and p in c["args"]:
+                    j = c["args"].index(p)
+                    if c["f"].startswith("INDIRECT_CALL") or c["f"] in K.SYNC_CALLBACKS:
+                        got = True
+                        break
+                    if any(self._runs_param(h, j, depth - 1)
+                           for h in self.resolve(c["f"], g.file)):
+                        got = True
+                        break
+        memo[key] = got
+        return got
+
+    def proof_callers(self, t):
+        """(callers, ends) of t for a process-context proof: callers as
+        (fn, call, how); ends name what calls t from outside what the
+        audit sees (a callback handed to code outside the audited files
+        or stored by a registration API, a field nothing resolvable
+        calls)."""
+        out, ends = [], []
+        for fn, c in self.direct_sites.get(t.name, ()):
+            if t in self.resolve(t.name, fn.file):
+                out.append((fn, c, "direct"))
+        for fn, c in self.arg_sites.get(t.name, ()):
+            if t not in self.resolve(t.name, fn.file):
+                continue
+            f = c["f"]
+            if f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS:
+                out.append((fn, c, "passed to %s()" % f))
+                continue
+            i = c["args"].index(t.name) if t.name in c["args"] else c["args"].index("&" + t.name)
+            callees = self.resolve(f, fn.file)
+            if not callees:
+                ends.append("passed to %s() in %s() (%s:%d), outside the audited files"
+                            % (f, fn.name, fn.file, c["line"]))
+            elif any(self._runs_param(g, i) for g in callees):
+                out.append((fn, c, "passed to %s()" % f))
+            else:
+                ends.append("passed to %s() in %s() (%s:%d), which stores it"
+                            % (f, fn.name, fn.file, c["line"]))
+        for field in self.fields_of.get(t.id, ()):
+            out.extend((fn, c, "->%s" % field) for fn, c in self.field_sites.get(field, ()))
+        for field in self.stored_generic.get(t.id, ()):
+            ends.append("stored in .%s, a field too generic to resolve by name" % field)
+        return out, ends
+
+    def prove_process(self, fn):
+        """Every chain of callers up to fn, by evidence: ("process",
+        [root chains]) when each starts in a process-context root, else
+        ("unknown", the first function without a known caller, why, its
+        chain down to fn)."""
+        memo = self.__dict__.setdefault("_proofs", {})
+        if fn.id in memo:
+            return memo[fn.id]
+        nxt = {fn.id: None}             # id -> (callee Fn, call, how)
+        byid = {fn.id: fn}
+        queue = collections.deque([fn])
+        roots, ends = [], []
+        callers_in = collections.defaultdict(list)
+        while queue:
+            u = queue.popleft()
+            if u.id in self.proc_roots:
+                roots.append(u)
+                continue
+            cs, why = self.proof_callers(u)
+            for w in why:
+                ends.append((u, w))
+            if not cs and not why:
+                ends.append((u, "no caller in the audited files"))
+            for caller, c, how in cs:
+                callers_in[u.id].append(caller.id)
+                if caller.id not in nxt:
+                    nxt[caller.id] = (u, c, how)
+                    byid[caller.id] = caller
+                    queue.append(caller)
+            if len(nxt) > K.MAX_ROOT_REGION:
+                ends.append((u, "more than %d functions call it, directly or not"
+                             % K.MAX_ROOT_REGION))
+                break
+        if not ends:
+            # a cycle of callers that no root reaches is a chain without a start
+            good = {r.id for r in roots}
+            todo = list(good)
+            callees_in = collections.defaultdict(list)
+            for callee, cls in callers_in.items():
+                for c in cls:
+                    callees_in[c].append(callee)
+            while todo:
+                x = todo.pop()
+                for y in callees_in.get(x, ()):
+                    if y not in good:
+                        good.add(y)
+                        todo.append(y)
+            stuck = sorted(i for i in nxt if i not in good)
+            if stuck:
+                ends.append((byid[stuck[0]], "only called in a cycle of callers no root reaches"))
+        if ends:
+            u, why = ends[0]
+            res = ("unknown", u, why, self._proof_chain(u, nxt, byid), len(ends))
+        else:
+            chains = [self._proof_chain(r, nxt, byid) for r in
+                      sorted(roots, key=lambda r: (len(self._proof_chain(r, nxt, byid)), r.id))]
+            res = ("process", chains, len(roots))
+        memo[fn.id] = res
+        return res
+
+    def _proof_chain(self, top, nxt, byid):
+        """[{function, file, line, root|called_at}] from top down to the
+        function the search started from."""
+        chain = []
+        cur = top
+        while cur is not None:
+            step = {"function": cur.name, "file": cur.file, "line": cur.line}
+            hop = nxt[cur.id]
+            if not chain and cur.id in self.proc_roots:
+                step["root"] = self.proc_roots[cur.id]
+            if chain:
+                pass
+            chain.append(step)
+            if hop is None:
+                break
+            callee, c, how = hop
+            step["calls"] = "%s:%d" % (cur.file, c["line"])
+            if how != "direct":
+                step["via"] = how
+            cur = callee
+        return chain
 
     def _site_locks(self, caller, c):
         here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
@@ -652,13 +849,30 @@ class Audit:
         elif fn.id in reach:
             ctx, ev = "softirq", {"path": self.path(fn)}
         else:
-            n = self.n_callers(fn)
-            ctx, ev = "process", {"note": "%d caller(s) in the audited files, none in BH context" % n
-                                  if n else "no caller found in the audited files"}
+            ctx, ev = self._process_evidence(fn)
         acc["context"] = ctx
         acc["evidence"] = ev
         acc["protection"] = (snap, {n for n in names if n and re.fullmatch(r"\w+", n)})
         return acc
+
+    def _process_evidence(self, fn):
+        """("process", evidence with every root chain) when all chains of
+        callers start in a process-context root, else ("unknown", the
+        function where a chain starts without one)."""
+        got = self.prove_process(fn)
+        if got[0] == "process":
+            chains, n = got[1], got[2]
+            first = chains[0]
+            return "process", {
+                "note": "every chain of callers starts in process context (%d root%s, "
+                        "e.g. %s: %s)" % (n, "" if n == 1 else "s", first[0]["root"]["reason"],
+                                         " -> ".join(x["function"] + "()" for x in first)),
+                "roots": chains[:K.MAX_ROOT_CHAINS], "n_roots": n}
+        _, u, why, chain, n = got
+        return "unknown", {
+            "note": "no known context: %s() (%s:%d): %s" % (u.name, u.file, u.line, why),
+            "rootless": {"function": u.name, "file": u.file, "line": u.line, "why": why},
+            "chain": chain, "n_rootless": n}
 
     def protection(self, name, acc, lock_members):
         """Name the protection in force at the access."""

@@ -435,6 +435,23 @@ def top_registrations(t):
              "line": t.line(m.start())} for m in _TOP_REG.finditer(t.code)]
 
 
+# File-scope macros that hand a function to process context: initcalls
+# (their function), DECLARE_WORK(name, fn) (the second argument).
+_TOP_PROCESS = re.compile(r"^[ \t]*(?:static\s+)?(module_init|module_exit|\w*initcall\w*|"
+                          r"DECLARE_WORK|DECLARE_DELAYED_WORK|DECLARE_DEFERRABLE_WORK)"
+                          r"\s*\(\s*(\w+)\s*(?:,\s*(\w+)\s*)?\)", re.M)
+
+
+def top_process(t):
+    """[{macro, fn, line}] for the file-scope process-context registrations."""
+    out = []
+    for m in _TOP_PROCESS.finditer(t.code):
+        fn = m.group(3) if m.group(1).startswith("DECLARE_") else m.group(2)
+        if fn:
+            out.append({"macro": m.group(1), "fn": fn, "line": t.line(m.start())})
+    return out
+
+
 # --- inside function bodies ------------------------------------------------
 
 _FIELD_CALL = re.compile(r"(?:->|\.)\s*(\w+)\s*\)?\s*\(")

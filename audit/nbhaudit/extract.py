@@ -317,6 +317,7 @@ def python_facts(text):
                     if "_PER_CPU" in t.code or "__percpu" in t.code else {}),
         "fnptrs": cfacts.fnptrs(t, funcs),
         "top_registrations": cfacts.top_registrations(t),
+        "top_process": cfacts.top_process(t),
         "rt_dead": sorted(dead),
         "includes": cfacts.includes(t),
     }

@@ -159,3 +159,142 @@ DEFERRAL = {"INIT_WORK", "INIT_DELAYED_WORK", "INIT_RCU_WORK", "kthread_run",
 MAX_FIELD_TARGETS = 40
 # Macros that call their second..last function argument, first is the pointer.
 INDIRECT_CALL = re.compile(r"^INDIRECT_CALL_(\d|INET|INET4)$")
+
+# --- process context: where a call chain may end for a "not-bh" verdict ---
+#
+# A function with no softirq caller is not taken to run in process
+# context: every chain of callers up to it must start in one of these.
+# A chain that starts anywhere else (a function without a known caller:
+# exported, passed to code outside the audited files, stored in a field
+# nothing calls) leaves the access "unknown".
+
+_SOCK_PROTO = ("close", "pre_connect", "connect", "disconnect", "accept", "ioctl", "init",
+               "shutdown", "setsockopt", "getsockopt", "compat_ioctl", "sendmsg",
+               "recvmsg", "sendpage", "splice_eof", "bind", "bind_add")
+_NDO_CONTROL = ("ndo_open", "ndo_stop", "ndo_init", "ndo_uninit", "ndo_eth_ioctl",
+                "ndo_do_ioctl", "ndo_siocdevprivate", "ndo_siocbond", "ndo_siocwandev",
+                "ndo_change_mtu", "ndo_set_mac_address", "ndo_bpf", "ndo_setup_tc",
+                "ndo_vlan_rx_add_vid", "ndo_vlan_rx_kill_vid", "ndo_add_slave",
+                "ndo_del_slave", "ndo_fdb_add", "ndo_fdb_del", "ndo_fdb_dump",
+                "ndo_bridge_setlink", "ndo_bridge_getlink", "ndo_bridge_dellink",
+                "ndo_change_carrier", "ndo_set_features", "ndo_fix_features",
+                "ndo_neigh_construct", "ndo_neigh_destroy", "ndo_get_iflink",
+                "ndo_set_vf_mac", "ndo_set_vf_vlan", "ndo_get_vf_config")
+_QDISC_CONTROL = ("init", "destroy", "change", "attach", "dump", "dump_stats",
+                  "change_tx_queue_len", "change_real_num_tx", "ingress_block_set",
+                  "egress_block_set", "ingress_block_get", "egress_block_get")
+_CLASS_CONTROL = ("graft", "leaf", "find", "change", "delete", "walk", "tcf_block",
+                  "bind_tcf", "unbind_tcf", "dump", "dump_stats", "select_queue",
+                  "change_tx_queue_len")
+_CLS_CONTROL = ("init", "destroy", "get", "put", "change", "delete", "walk", "dump",
+                "terse_dump", "tmplt_create", "tmplt_destroy", "tmplt_dump", "bind_class",
+                "reoffload", "hw_add", "hw_del")
+_ACT_CONTROL = ("init", "cleanup", "dump", "lookup", "walk", "get_fill_size",
+                "get_dev", "offload_act_setup")
+_MAP_SYSCALL = ("map_alloc_check", "map_alloc", "map_release", "map_free",
+                "map_get_next_key", "map_release_uref", "map_lookup_batch",
+                "map_lookup_and_delete_batch", "map_update_batch", "map_delete_batch",
+                "map_check_btf", "map_mmap", "map_poll", "map_seq_show_elem",
+                "map_direct_value_addr", "map_direct_value_meta",
+                "map_set_for_each_callback_args", "map_meta_equal", "map_local_storage_charge",
+                "map_local_storage_uncharge", "map_owner_storage_ptr")
+
+# (struct, field or None for every field) -> why a function stored there
+# runs in process context.
+PROCESS_FIELDS = dict(
+    [(("proto_ops", None), "socket call (system call)"),
+     (("net_proto_family", "create"), "socket() system call"),
+     (("file_operations", None), "file operation (system call)"),
+     (("proc_ops", None), "procfs file operation (system call)"),
+     (("seq_operations", None), "seq_file operation (read() system call)"),
+     (("genl_ops", None), "generic netlink request (sender's process context)"),
+     (("genl_small_ops", None), "generic netlink request (sender's process context)"),
+     (("genl_split_ops", None), "generic netlink request (sender's process context)"),
+     (("genl_family", "pre_doit"), "generic netlink request (sender's process context)"),
+     (("genl_family", "post_doit"), "generic netlink request (sender's process context)"),
+     (("netlink_kernel_cfg", "input"), "netlink request (sender's process context)"),
+     (("netlink_dump_control", "dump"), "netlink dump (recvmsg() system call)"),
+     (("netlink_dump_control", "start"), "netlink dump (sender's process context)"),
+     (("netlink_dump_control", "done"), "netlink dump (process context)"),
+     (("ctl_table", "proc_handler"), "sysctl handler (system call)"),
+     (("kernel_param_ops", None), "module parameter handler (sysfs or module load)"),
+     (("pernet_operations", None), "netns init/exit (process context, cleanup_net work)"),
+     (("rtnl_link_ops", None), "rtnetlink link operation (RTNL, process context)"),
+     (("rtnl_af_ops", None), "rtnetlink address family operation (RTNL, process context)"),
+     (("ethtool_ops", None), "ethtool request (RTNL, process context)"),
+     (("nf_sockopt_ops", None), "netfilter socket option (system call)"),
+     (("bpf_verifier_ops", None), "BPF verifier callback (bpf() system call)"),
+     (("bpf_prog_ops", "test_run"), "BPF_PROG_TEST_RUN (bpf() system call)"),
+     (("smp_hotplug_thread", "thread_fn"), "per-CPU kthread"),
+     (("smp_hotplug_thread", "setup"), "per-CPU kthread"),
+     (("inet_diag_handler", None), "sock_diag request (netlink, process context)"),
+     (("sock_diag_handler", None), "sock_diag request (netlink, process context)"),
+     (("device_attribute", None), "sysfs attribute (system call)"),
+     (("kobj_attribute", None), "sysfs attribute (system call)"),
+     (("class_attribute", None), "sysfs attribute (system call)"),
+     (("xt_match", "checkentry"), "x_tables rule setup (setsockopt)"),
+     (("xt_match", "destroy"), "x_tables rule removal (setsockopt)"),
+     (("xt_target", "checkentry"), "x_tables rule setup (setsockopt)"),
+     (("xt_target", "destroy"), "x_tables rule removal (setsockopt)"),
+     (("nft_expr_ops", "init"), "nf_tables rule setup (nfnetlink, process context)"),
+     (("nft_expr_ops", "destroy"), "nf_tables rule removal (process context)"),
+     (("nft_expr_ops", "dump"), "nf_tables dump (nfnetlink, process context)"),
+     (("nft_expr_ops", "validate"), "nf_tables rule validation (nfnetlink)")]
+    + [(("proto", f), "socket protocol call (system call)") for f in _SOCK_PROTO]
+    + [(("net_device_ops", f), "net_device control operation (RTNL, process context)")
+       for f in _NDO_CONTROL]
+    + [(("Qdisc_ops", f), "qdisc control operation (RTNL, process context)")
+       for f in _QDISC_CONTROL]
+    + [(("Qdisc_class_ops", f), "qdisc class control operation (RTNL, process context)")
+       for f in _CLASS_CONTROL]
+    + [(("tcf_proto_ops", f), "tc filter control operation (RTNL, process context)")
+       for f in _CLS_CONTROL]
+    + [(("tc_action_ops", f), "tc action control operation (RTNL, process context)")
+       for f in _ACT_CONTROL]
+    + [(("bpf_map_ops", f), "BPF map operation of the bpf() system call")
+       for f in _MAP_SYSCALL])
+
+# Calls that hand a function to process context: argument indexes.
+_WORK = "work item (kworker, process context)"
+_KTHREAD = "kthread (process context)"
+PROCESS_REGISTRATIONS = {
+    "INIT_WORK": ((1,), _WORK), "__INIT_WORK": ((1,), _WORK),
+    "INIT_WORK_ONSTACK": ((1,), _WORK), "INIT_DELAYED_WORK": ((1,), _WORK),
+    "INIT_DEFERRABLE_WORK": ((1,), _WORK), "INIT_RCU_WORK": ((1,), _WORK),
+    "INIT_DELAYED_WORK_ONSTACK": ((1,), _WORK), "kthread_init_work": ((1,), _WORK),
+    "kthread_run": ((0,), _KTHREAD), "kthread_create": ((0,), _KTHREAD),
+    "kthread_create_on_node": ((0,), _KTHREAD), "kthread_create_on_cpu": ((0,), _KTHREAD),
+    "kthread_run_on_cpu": ((0,), _KTHREAD),
+    "rtnl_register": ((2, 3), "rtnetlink handler (RTNL, process context)"),
+    "rtnl_register_module": ((3, 4), "rtnetlink handler (RTNL, process context)"),
+    "cpuhp_setup_state": ((2, 3), "CPU hotplug callback (not in BH context)"),
+    "cpuhp_setup_state_nocalls": ((2, 3), "CPU hotplug callback (not in BH context)"),
+    "cpuhp_setup_state_multi": ((2, 3), "CPU hotplug callback (not in BH context)"),
+    "on_each_cpu": ((0,), "IPI function (hardirq, IRQs off)"),
+    "smp_call_function_single": ((1,), "IPI function (hardirq, IRQs off)"),
+    "smp_call_function": ((0,), "IPI function (hardirq, IRQs off)"),
+    "stop_machine": ((0,), "stop_machine() function (IRQs off)"),
+}
+# Notifier registrations whose chain is called from process context:
+# argument index of the notifier_block.
+PROCESS_NOTIFIERS = {
+    "register_netdevice_notifier": 0, "register_netdevice_notifier_net": 1,
+    "register_netdevice_notifier_dev_net": 1, "register_inetaddr_notifier": 0,
+    "register_reboot_notifier": 0, "register_module_notifier": 0,
+    "register_pm_notifier": 0, "register_netlink_notifier": 0,
+    "register_switchdev_blocking_notifier": 0, "register_fib_notifier": 1,
+    "register_nexthop_notifier": 1, "blocking_notifier_chain_register": 1,
+}
+# File-scope initcall macros and DECLARE_*WORK (cfacts.top_process()).
+TOP_PROCESS_REASON = {"DECLARE_WORK": _WORK, "DECLARE_DELAYED_WORK": _WORK,
+                      "DECLARE_DEFERRABLE_WORK": _WORK}
+SYSCALL = re.compile(r"^(?:COMPAT_)?SYSCALL_DEFINE\d$")
+# Bound of the backward search from one function: a region larger than
+# this is not proven.
+MAX_ROOT_REGION = 20000
+# Root chains kept per access in the report (the count is kept too).
+MAX_ROOT_CHAINS = 8
+# Functions outside the audited files that call the function they are
+# given before returning (its caller's context is the callback's).
+SYNC_CALLBACKS = {"NF_HOOK", "NF_HOOK_COND", "NF_HOOK_LIST", "nf_hook", "nf_hook_slow",
+                  "list_sort", "sort", "sort_r", "bsearch", "idr_for_each"}

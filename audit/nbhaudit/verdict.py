@@ -50,10 +50,15 @@ def judge(accs, rt_note):
     esc = [a for a in live if a.get("escapes")]
     if esc:
         return "unknown", "pointer %s; its users were not followed" % esc[0]["escapes"]
-    orphan = [a for a in live if a["evidence"].get("note", "").startswith("no caller")]
+    orphan = [a for a in live if a["context"] == "unknown"]
     if orphan:
-        return "unknown", "%s() has no caller in the audited files (called from elsewhere or through an unresolved pointer)" % orphan[0]["function"]
-    return "not-bh", "accessed only from process context with BH enabled"
+        r = orphan[0]["evidence"]["rootless"]
+        return "unknown", ("no known context for %s(): a chain of its callers starts in %s() "
+                           "(%s:%d): %s" % (orphan[0]["function"], r["function"], r["file"],
+                                            r["line"], r["why"]))
+    n = sum(a["evidence"].get("n_roots", 0) for a in live)
+    return "not-bh", ("every chain of callers to its accesses starts in process context "
+                      "(%d root chain%s)" % (n, "" if n == 1 else "s"))
 
 
 def findings(audit, accesses):
