@@ -190,7 +190,8 @@ class Source:
 
 CSS = """body{font-family:sans-serif;margin:1em 2em;line-height:1.35}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-size:90%;vertical-align:top}
-code{background:#f4f4f4}td.src code{white-space:pre-wrap}td.where{white-space:nowrap}pre{background:#f8f8f8;padding:4px;margin:2px 0;white-space:pre-wrap}
+code{background:#f4f4f4}table.acc{width:100%}td.src{max-width:24em}
+td.src code{white-space:pre-wrap;overflow-wrap:anywhere}td.where{white-space:nowrap}pre{background:#f8f8f8;padding:4px;margin:2px 0;white-space:pre-wrap}
 .needs-lock{color:#b00;font-weight:bold}.converted{color:#060}.safe{color:#046}
 .not-bh{color:#555}.unknown{color:#a60}
 nav#toc{background:#f6f6f6;border:1px solid #ddd;padding:.5em 1em;margin:1em 0}
@@ -332,7 +333,7 @@ def _html_datum(w, e, src, d, anchor, sub_anchor):
         w("<div class='graph'>%s</div>" % svg)
     w("</div>\n")
     if rows:
-        w("<table><tr><th>where</th><th>function</th><th>members</th><th>context</th>"
+        w("<table class='acc'><tr><th>where</th><th>function</th><th>members</th><th>context</th>"
           "<th>protection</th><th>pointer passed by</th><th>source</th></tr>\n")
         for a in rows:
             quiet = a["context"] in ("remote", "init")

@@ -25,7 +25,9 @@ const links = [...document.querySelectorAll('a[href^="#"]')].map(a => a.getAttri
 const ids = new Set([...document.querySelectorAll('[id]')].map(e => e.id));
 const dup = [...document.querySelectorAll('[id]')].map(e => e.id).filter((x, i, a) => a.indexOf(x) !== i);
 const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
-const g = document.querySelector('details[open] .datum .graph');
+const want = arguments[0] ? document.getElementById(arguments[0]) : null;
+const g = (want && want.querySelector('.datum .graph')) ||
+          document.querySelector('details[open] .datum .graph');
 const info = g ? g.parentElement.querySelector('.info') : null;
 return {
   title: document.title,
@@ -157,15 +159,17 @@ def png_size(png):
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
 
 
-def check_report(path, shots, sample=None):
+def check_report(path, shots, sample=None, focus=None):
     """Problems found in the HTML report at path ([] if none) and the
     page facts; screenshots go to shots (a prefix: PREFIX-top.png,
-    PREFIX-datum.png).  sample: at most that many anchors are visited."""
+    PREFIX-datum.png, the datum with anchor focus if it has a graph,
+    else the first open one).  sample: at most that many anchors are
+    visited."""
     problems = []
     b = Browser()
     try:
         b.open(path)
-        facts = b.script(PAGE_FACTS)
+        facts = b.script(PAGE_FACTS, focus)
         if not facts["toc"]:
             problems.append("no table of contents (#toc)")
         if not facts["legend"]:
@@ -199,6 +203,7 @@ def check_report(path, shots, sample=None):
             if r["target"] != t or not r["visible"] or (abs(r["top"]) > 2 and not r["at_bottom"]):
                 problems.append("#%s does not scroll to its target (%s)" % (t, r))
         if g:
+            b.script("document.getElementById(arguments[0]).open = true;", g["datum"])
             b.script(GO_TO, g["datum"])
             b.screenshot(shots + "-datum.png")
         return problems, facts
