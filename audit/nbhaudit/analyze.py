@@ -9,13 +9,14 @@ import re
 
 from . import cfacts, knowledge as K
 
-VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
+VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
 
 class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
-                 "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect")
+                 "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect",
+                 "unmatched")
 
     def __init__(self, rel, d, dead):
         self.file = rel
@@ -35,6 +36,7 @@ class Fn:
         self.id = "%s:%s" % (rel, d["name"])
         self.irq_blocks = d.get("irq_blocks", [])
         self.snaps = None
+        self.unmatched = ()
 
     def where(self):
         return "%s:%d" % (self.file, self.line)
@@ -52,13 +54,23 @@ KINDS = ("bh", "irq", "preempt", "nested", "local", "locks")
 Snapshot = collections.namedtuple("Snapshot", KINDS)
 EMPTY = Snapshot((), (), (), (), (), ())
 _EFFECTS = {}
+# Lock/unlock helpers of the audited tree (a function that returns with a
+# section open, one that closes a section it did not open): name ->
+# effects, set by Audit for its own functions.
+_HELPERS = {}
 
 
 def _effect(f):
     """[(kind, 'push' | 'pop' | 'pop-arg')] for a call name, memoized."""
+    if f in _HELPERS:
+        return _HELPERS[f]
     eff = _EFFECTS.get(f)
     if eff is None:
         eff = []
+        if f in K.RAW_IRQ_LOCK:
+            eff.append(("irq", "push"))
+        elif f in K.RAW_IRQ_UNLOCK:
+            eff.append(("irq", "pop"))
         if K.bh_on(f):
             eff.append(("bh", "push"))
         elif K.bh_off(f):
@@ -79,7 +91,7 @@ def _effect(f):
             eff.append(("local", "push"))
         elif f in K.LOCAL_OFF:
             eff.append(("local", "pop-arg"))
-        elif K.lock_on(f):
+        elif K.lock_on(f) or K.trylock(f):
             eff.append(("locks", "push"))
         elif K.lock_off(f):
             eff.append(("locks", "pop-arg"))
@@ -96,11 +108,13 @@ def _released(lst, op, arg):
     return len(lst) - 1
 
 
-def _push_pop(snap, c, pending):
+def _push_pop(snap, c, pending, unmatched=None):
     """The snapshot after call c. An early-exit release keeps its section
     open for the code below, but not past the end of the block the
     section was opened in: that block is only left through the exit.
-    Such sections go to pending as (last line of the block, kind, item)."""
+    Such sections go to pending as (last line of the block, kind, item).
+    A release of a section the function did not open (an unlock helper)
+    goes to unmatched as (kind, call)."""
     eff = _effect(c["f"])
     if not eff:
         return snap
@@ -112,6 +126,8 @@ def _push_pop(snap, c, pending):
         else:
             i = _released(lst, op, arg)
             if i is None:
+                if unmatched is not None and not c.get("exits"):
+                    unmatched.append((kind, c))
                 continue
             if c.get("exits"):
                 block = c.get("block")
@@ -140,20 +156,30 @@ def merge(a, b):
 
 
 def snapshots(fn):
-    """(keys, snapshots): the sections open before every call of fn."""
+    """(keys, snapshots): the sections open before every call of fn.
+    A section an unlock helper closes without opening it was open from
+    the start of the function (held by the caller, taken by the paired
+    lock helper): it is added to the snapshots before its release."""
     if fn.snaps is None:
         snap = EMPTY
         keys, snaps = [], []
-        pending = []
+        pending, unmatched = [], []
         for c in fn.calls:
             snap = _close_blocks(snap, pending, c["line"])
             keys.append((c["line"], c["col"]))
             snaps.append(snap)
-            snap = _push_pop(snap, c, pending)
+            snap = _push_pop(snap, c, pending, unmatched)
         snap = _close_blocks(snap, pending, 10 ** 9)
         keys.append((10 ** 9, 0))
         snaps.append(snap)
+        for kind, c in unmatched:
+            item = ("%s() (opened before %s())" % (c["f"], fn.name), c["line"],
+                    c["args"][0] if c["args"] else "")
+            for i, k in enumerate(keys):
+                if k <= (c["line"], c["col"]):
+                    snaps[i] = snaps[i]._replace(**{kind: (item,) + getattr(snaps[i], kind)})
         fn.snaps = (keys, snaps)
+        fn.unmatched = unmatched
     return fn.snaps
 
 
@@ -187,9 +213,37 @@ class Audit:
                 s = dict(s, file=rel)
                 if name not in self.structs or self.structs[name].get("header"):
                     self.structs[name] = s
+        self._helpers()
         self._index_percpu()
         self._index_fnptrs()
         self._texts = {}
+
+    def _helpers(self):
+        """Lock and unlock helpers: a function that returns with sections
+        open (htab_lock_bucket(): preempt_disable(), local_irq_save(),
+        raw_spin_lock()) opens them in its callers; one that releases
+        sections it did not open (htab_unlock_bucket()) closes them."""
+        _HELPERS.clear()
+        found = {}
+        for fn in self.fns:
+            if not any(_effect(c["f"]) for c in fn.calls):
+                continue
+            _, snaps = snapshots(fn)
+            eff = []
+            for kind in KINDS:
+                if kind != "bh" and getattr(snaps[-1], kind):
+                    eff.append((kind, "push"))
+            for kind in sorted({k for k, _ in fn.unmatched}):
+                if kind != "bh" and (kind, "push") not in eff:
+                    eff.append((kind, "pop"))
+            if eff:
+                found.setdefault(fn.name, []).append(eff)
+        for name, effs in found.items():
+            if len(effs) == len(self.by_name[name]) and all(e == effs[0] for e in effs):
+                _HELPERS[name] = effs[0]
+        for fn in self.fns:
+            fn.snaps = None
+            fn.unmatched = ()
 
     # --- indexes ----------------------------------------------------------
 
@@ -640,6 +694,50 @@ class Audit:
                 for t, _ in self.callees(cand[fid]):
                     cand.setdefault(t.id, t)
         self.inherited = held
+        self.inherited_irq = self._inherit_kind("irq")
+        self.inherited_preempt = self._inherit_kind("preempt")
+
+    def _inherit_kind(self, kind):
+        """Functions every caller of which calls them with IRQs off (or
+        preemption off): fn.id -> the section of one caller.  A function
+        with a caller the audit cannot see (an entry point, exported,
+        passed or stored beyond the audited files) inherits nothing."""
+        cand = {}
+        for fn in self.fns:
+            if not fn.has_effect:
+                continue
+            for t, c in self.callees(fn):
+                if getattr(state_at(fn, c["line"], c.get("col", 0)), kind):
+                    cand[t.id] = t
+        held = {}
+        for _ in range(6):
+            new = {}
+            for fid, t in cand.items():
+                if fid in self.entries or fid in self.proc_roots:
+                    continue
+                cs, ends = self.proof_callers(t)
+                if ends or not cs:
+                    continue
+                got = None
+                for caller, c, _ in cs:
+                    sec = getattr(state_at(caller, c["line"], c.get("col", 0)), kind)
+                    if sec:
+                        got = got or "%s() in %s() at %s:%d" % (sec[-1][0], caller.name,
+                                                                caller.file, c["line"])
+                    elif caller.id in held:
+                        got = got or held[caller.id]
+                    else:
+                        got = None
+                        break
+                if got:
+                    new[fid] = got
+            if new == held:
+                break
+            held = new
+            for fid in list(held):
+                for t, _ in self.callees(cand[fid]):
+                    cand.setdefault(t.id, t)
+        return held
 
     def _direct(self, fn, c):
         return [(t, c) for t in self.resolve(c["f"], fn.file)]
@@ -752,7 +850,7 @@ class Audit:
                 if ch[-1] in K.SYNC_MEMBERS:
                     continue
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
-                                                      member=ch), {target}, reach))
+                                                      member=ch, _var=target), {target}, reach))
             text = "%s(%s)" % (c["f"], ",".join(c["args"]))
             self._callee_uses(out, key, fn, c, target or text, base, reach)
             if len(out[key]) > n:
@@ -760,7 +858,8 @@ class Audit:
                     out[key][-1]["escapes"] = "returned by %s()" % fn.name
                 return
         out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
-                                              member=chain), {target} - {None}, reach))
+                                              member=chain, _target=target),
+                                     {target} - {None}, reach))
         if c.get("returned"):
             out[key][-1]["escapes"] = "returned by %s()" % fn.name
 
@@ -768,7 +867,8 @@ class Audit:
         """Pointer passed on to a callee: follow its member uses there,
         with the sections the caller holds around the call."""
         for cc in fn.calls:
-            if (cc["line"], cc["col"]) < (c["line"], c["col"]) or cc is c:
+            if cc is c or ((cc["line"], cc["col"]) < (c["line"], c["col"])
+                           and not (cc["line"] == c["line"] and var in cc["args"])):
                 continue
             for i, a in enumerate(cc["args"]):
                 if a != var:
@@ -786,14 +886,18 @@ class Audit:
                         if ch[-1] in K.SYNC_MEMBERS:
                             continue
                         acc = dict(base, file=callee.file, function=callee.name,
-                                   line=line, col=0, member=ch,
+                                   line=line, col=0, member=ch, _var=callee.params[i],
                                    via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))
                         out[key].append(self._access(callee, acc, {var, callee.params[i]},
                                                      reach, outer))
 
     def _reads_pointer(self, name, acc):
-        """The access reads a pointer (the datum or the member): one
-        IRQ-safe read, but what it points to is shared per CPU."""
+        """The access reads a pointer (the datum or the member) and keeps
+        it: one IRQ-safe read, but what it points to is shared per CPU.
+        A pointer written, or read only to be compared, is one IRQ-safe
+        operation."""
+        if "_read" not in acc["accessor"] or not (acc.get("_target") or acc.get("member")):
+            return False
         if "*" in self.datums.get(name, {}).get("type", ""):
             return True
         s = self._struct_of(name)
@@ -833,6 +937,9 @@ class Audit:
             snap = snap._replace(nested=snap.nested + tuple(
                 ("local_lock_nested_bh", 0, a + " (held by every caller)")
                 for a in sorted(self.inherited[fn.id])))
+        for kind, held in (("irq", self.inherited_irq), ("preempt", self.inherited_preempt)):
+            if fn.id in held and not getattr(snap, kind):
+                snap = snap._replace(**{kind: (("held by every caller: " + held[fn.id], 0, ""),)})
         if outer is not None:
             snap = merge(outer, snap)
         for a, b in fn.irq_blocks:
@@ -874,9 +981,38 @@ class Audit:
             "rootless": {"function": u.name, "file": u.file, "line": u.line, "why": why},
             "chain": chain, "n_rootless": n}
 
+    def access_kind(self, acc, names):
+        """'read' when the access only loads the member or the value
+        (x = p->m, __this_cpu_read(), a test), else 'write' (stores,
+        increments, an address handed on, anything not known)."""
+        member = acc.get("member") or []
+        if not member:
+            a = acc["accessor"]
+            return "read" if re.search(r"_read$", a) else "write"
+        vars_ = sorted(n for n in names if n and re.fullmatch(r"\w+", n))
+        if not vars_:
+            return "write"
+        pat = re.compile(r"\b(?:%s)\s*->\s*%s\b" % ("|".join(map(re.escape, vars_)),
+                                                    r"\s*(?:\.|->)\s*".join(map(re.escape, member))))
+        text = self._line(acc["file"], acc["line"])
+        uses = list(pat.finditer(text))
+        if not uses:
+            return "write"
+        for m in uses:
+            # only a value compared where it is read: a pointer or an
+            # array handed on, an assignment, anything else may write
+            before = text[:m.start()].rstrip()
+            after = text[m.end():]
+            if not (re.match(r"\s*(?:[<>]=?|[=!]=)", after) or
+                    re.search(r"(?:[<>]=?|[=!]=)$", before)) or \
+                    re.match(r"\s*(?:\.|->|\[)", after):
+                return "write"
+        return "read"
+
     def protection(self, name, acc, lock_members):
         """Name the protection in force at the access."""
         snap, names = acc["protection"]
+        acc["rw"] = self.access_kind(acc, set(names) | {name})
         names = set(names) | {name}
 
         def related(items):
@@ -901,10 +1037,245 @@ class Audit:
             return "irq-disabled", "%s() at line %d" % (it[0], it[1])
         if acc["op"] == "irq-safe" and not self._reads_pointer(name, acc):
             return "irq-safe-op", "%s() is a single IRQ-safe operation" % acc["accessor"]
+        got = self._finer(acc, names)
+        if got:
+            return got
         if snap.preempt or acc["accessor"] in K.PREEMPT_ACCESSORS:
             it = snap.preempt[-1] if snap.preempt else (acc["accessor"], acc["line"], "")
-            return "preempt-only", "%s() at line %d: no exclusion against a preemptible softirq on PREEMPT_RT" % (it[0], it[1])
+            sleeps = self._sleeps_in_section(acc, it)
+            if sleeps:
+                acc["sleeping_lock"] = sleeps
+                return "preempt-only", ("%s() at line %d, and %s inside the section: a lock "
+                                        "that sleeps on PREEMPT_RT" % (it[0], it[1], sleeps))
+            return "preempt-only", ("%s() at line %d: preemption off excludes softirq "
+                                    "processing on this CPU, on PREEMPT_RT too" % (it[0], it[1]))
         return "none", ""
+
+    # --- finer protection: what one access does ----------------------------------
+
+    def _fn_of(self, acc):
+        for f in self.by_name.get(acc["function"], ()):
+            if f.file == acc["file"]:
+                return f
+        return None
+
+    def _line(self, rel, line):
+        t, _ = self.text(rel)
+        a = t.offset(line)
+        b = t.raw.find("\n", a)
+        return t.code[a:b if b >= 0 else len(t.raw)]
+
+    def _finer(self, acc, names):
+        """(protection, detail) from what the access itself does, or None:
+        a single atomic operation on the member (u64_stats_inc(),
+        local64, atomics), a pointer slot written by cmpxchg()/xchg(), an
+        address taken, a peek re-read under protection, a per-CPU
+        pointer whose object is then locked (spin_trylock() of the
+        socket's own lock)."""
+        fn = self._fn_of(acc)
+        if fn is None:
+            return None
+        vars_ = {n for n in names if n and re.fullmatch(r"\w+", n)}
+        member = acc.get("member") or []
+        here = [c for c in fn.calls if c["line"] == acc["line"]]
+        if member:
+            pat = re.compile(r"\b(?:%s)\s*->\s*%s\b" % (
+                "|".join(map(re.escape, sorted(vars_))) or "$^",
+                r"\s*(?:\.|->)\s*".join(map(re.escape, member))))
+            for c in here:
+                if K.ATOMIC_OPS.match(c["f"]) and c["args"] and pat.search(c["args"][0]):
+                    return "irq-safe-op", ("%s() on the member: one IRQ-safe operation "
+                                           "(u64_stats_t and local64 ops are local64 on 64-bit; "
+                                           "on 32-bit PREEMPT_RT u64_stats_update_begin() "
+                                           "disables preemption)" % c["f"])
+            text = self._line(acc["file"], acc["line"])
+            uses = list(pat.finditer(text))
+            if uses and all(self._address_only(text, m) for m in uses):
+                got = self._address_protected(fn, acc, pat, here, text)
+                if got:
+                    return got
+            if uses and self._peek(text, uses):
+                later = self._reread(fn, acc, member)
+                if later:
+                    return "peek", ("a read tested or taken with READ_ONCE(), read again under %s"
+                                    % later)
+        target = acc.get("_target")
+        if target and not member:
+            for c in fn.calls:
+                if K.CMPXCHG.match(c["f"]) and c["args"] and \
+                        re.fullmatch(r"&?\(?\s*%s\s*\)?" % re.escape(target), c["args"][0]):
+                    return "cmpxchg", "%s(%s) at line %d: the slot is updated atomically" % (
+                        c["f"], target, c["line"])
+            if self._reads_only(fn, acc, target):
+                return "read-only", "one load of the pointer slot (*%s); it is never written here" % target
+        if target and acc["op"] in ("irq-safe", "plain") and not member:
+            for c in fn.calls:
+                if c["line"] >= acc["line"] and (K.lock_on(c["f"]) or K.trylock(c["f"])) \
+                        and c["args"] and re.search(r"\b%s\b" % re.escape(target), c["args"][0]):
+                    return "lock", "%s(%s) at line %d: the object it points to has its own lock" % (
+                        c["f"], c["args"][0], c["line"])
+        return None
+
+    def _address_protected(self, fn, acc, pat, here, text):
+        """The member's address only is taken at the access: where the
+        member is then used decides.  Passed to a function of the audited
+        files that uses it only under IRQs off or a lock (on PREEMPT_RT
+        __napi_schedule_irqoff() is __napi_schedule(), local_irq_save()
+        around it), or stored in a variable used only under the member's
+        own lock (xfrm_dev_backlog(): spin_lock(&xfrm_backlog->lock))."""
+        for c in here:
+            for i, a in enumerate(c["args"]):
+                if not pat.search(a):
+                    continue
+                if c["f"] in K.SELF_SYNCED:
+                    return "address-only", "&...%s passed to %s(), which synchronizes it itself" % (
+                        ".".join(acc["member"]), c["f"])
+                for g in self.resolve(c["f"], fn.file):
+                    why = self._param_protected(g, i, 3)
+                    if why:
+                        return "address-only", "&...%s passed to %s(), which uses it under %s" % (
+                            ".".join(acc["member"]), c["f"], why)
+                return None
+        m = re.match(r"\s*(?:[\w\s\*]*?\b)?(\w+)\s*=\s*&", text)
+        if not m:
+            return None
+        var = m.group(1)
+        used, locked = False, None
+        for c in fn.calls:
+            if c["line"] <= acc["line"] or not any(re.search(r"\b%s\b" % re.escape(var), a)
+                                                     for a in c["args"]):
+                continue
+            if K.lock_on(c["f"]) or K.lock_off(c["f"]) or K.trylock(c["f"]):
+                locked = locked or "%s(%s) at line %d" % (c["f"], c["args"][0], c["line"])
+                continue
+            if c["f"] in K.PEEK_CALLS and not locked:
+                continue        # a test before the lock: re-read under it
+            used = True
+            snap = state_at(fn, c["line"], c["col"])
+            if not any(re.search(r"\b%s\b" % re.escape(var), it[2]) for it in snap.locks):
+                return None
+        if used and locked:
+            return "lock", "&...%s kept in %s, used only under its own lock (%s)" % (
+                ".".join(acc["member"]), var, locked)
+        return None
+
+    def _param_protected(self, g, i, depth):
+        """Every use of g's parameter i is under IRQs off or a lock:
+        what protects it, else None."""
+        p = g.params[i] if i < len(g.params) else ""
+        if not p:
+            return None
+        why = None
+        for c in g.calls:
+            for j, a in enumerate(c["args"]):
+                if not re.search(r"\b%s\b" % re.escape(p), a):
+                    continue
+                if K.lock_on(c["f"]) or K.lock_off(c["f"]) or K.trylock(c["f"]):
+                    continue
+                snap = state_at(g, c["line"], c["col"])
+                if snap.irq or snap.locks:
+                    it = (snap.locks or snap.irq)[-1]
+                    why = why or "%s() in %s()" % (it[0], g.name)
+                    continue
+                sub = None
+                if depth and a.strip("&() ") == p:
+                    for h in self.resolve(c["f"], g.file):
+                        sub = self._param_protected(h, j, depth - 1)
+                if not sub:
+                    return None
+                why = why or sub
+        t, funcs = self.text(g.file)
+        f = funcs.get(g.name)
+        for _, line in (cfacts.member_uses(t, p, f["body"], f["end_off"]) if f else ()):
+            snap = state_at(g, line, 0)
+            if not (snap.irq or snap.locks):
+                return None     # p->x outside IRQs off or a lock
+            it = (snap.locks or snap.irq)[-1]
+            why = why or "%s() in %s()" % (it[0], g.name)
+        return why
+
+    @staticmethod
+    def _address_only(text, m):
+        before = text[:m.start()].rstrip()
+        after = text[m.end():].lstrip()
+        return before.endswith("&") and not before.endswith("&&") and \
+            not after.startswith((".", "->", "["))
+
+    @staticmethod
+    def _peek(text, uses):
+        if re.search(r"\bREAD_ONCE\s*\(", text):
+            return True
+        head = text.lstrip()
+        if re.match(r"(?:if|while)\s*\(", head) or head.startswith(("&&", "||")):
+            # tested, not assigned
+            return not re.search(r"[^=!<>]=[^=]", text[uses[-1].end():])
+        return False
+
+    def _reread(self, fn, acc, member):
+        """A later access to the same member in fn under IRQs off or a lock."""
+        for c in fn.calls:
+            if c["line"] <= acc["line"]:
+                continue
+            snap = state_at(fn, c["line"], c["col"])
+            if snap.irq or snap.locks or snap.nested:
+                it = (snap.nested or snap.locks or snap.irq)[-1]
+                text = self._line(fn.file, c["line"])
+                if re.search(r"->\s*%s\b" % re.escape(member[0]), text):
+                    return "%s() at line %d" % (it[0], it[1])
+        t, funcs = self.text(fn.file)
+        f = funcs.get(fn.name)
+        if not f:
+            return None
+        var = acc.get("_var") or acc.get("_target")
+        start = max(f["body"], t.offset(acc["line"]))
+        for ch, line in cfacts.member_uses(t, var, start, f["end_off"]) if var else ():
+            if line > acc["line"] and ch[:1] == member[:1]:
+                snap = state_at(fn, line, 0)
+                if snap.irq or snap.locks or snap.nested:
+                    it = (snap.nested or snap.locks or snap.irq)[-1]
+                    return "%s() at line %d" % (it[0], it[1])
+        return None
+
+    def _reads_only(self, fn, acc, target):
+        """The pointer slot is only loaded: '= *p' or 'if (*p)', never
+        '*p =', passed on or returned."""
+        t, funcs = self.text(fn.file)
+        f = funcs.get(fn.name)
+        if not f:
+            return False
+        body = t.code[t.offset(acc["line"]):f["end_off"]]
+        v = re.escape(target)
+        uses = list(re.finditer(r"\b%s\b" % v, body))[1:]
+        if not uses:
+            return False
+        for m in uses:
+            before = body[max(0, m.start() - 6):m.start()]
+            after = body[m.end():m.end() + 8]
+            if not before.endswith("*") or re.search(r"(?:\+\+|--)\s*\(?\s*\*$", before) or \
+                    re.match(r"\)?\s*(?:\+\+|--|(?:[-+*/|&^]|<<|>>)?=(?!=))", after) or \
+                    re.match(r"\)?\s*(?:->|\.|\[)", after):
+                return False
+        return True
+
+    def _sleeps_in_section(self, acc, it):
+        """A lock that sleeps on PREEMPT_RT taken in the preempt section
+        opened by it, in the function or in a function it calls there."""
+        fn = self._fn_of(acc)
+        if fn is None:
+            return None
+        start = it[1]
+        for c in fn.calls:
+            if c["line"] < start:
+                continue
+            if c["f"] in K.PREEMPT_OFF:
+                break
+            if K.sleeping_lock(c["f"]):
+                return "%s() at line %d" % (c["f"], c["line"])
+            for g in self.resolve(c["f"], fn.file):
+                for d in g.calls:
+                    if K.sleeping_lock(d["f"]):
+                        return "%s() in %s() at line %d" % (d["f"], g.name, c["line"])
+        return None
 
     def _asserts(self, acc, names):
         fn = None

@@ -298,3 +298,50 @@ MAX_ROOT_CHAINS = 8
 # given before returning (its caller's context is the callback's).
 SYNC_CALLBACKS = {"NF_HOOK", "NF_HOOK_COND", "NF_HOOK_LIST", "nf_hook", "nf_hook_slow",
                   "list_sort", "sort", "sort_r", "bsearch", "idr_for_each"}
+
+# --- protection -------------------------------------------------------------
+
+# raw spinlocks that disable IRQs also on PREEMPT_RT (spin_lock_irqsave()
+# does not: it is a sleeping lock there).
+RAW_IRQ_LOCK = {"raw_spin_lock_irqsave", "raw_spin_lock_irq", "raw_read_lock_irqsave",
+                "raw_write_lock_irqsave", "raw_spin_lock_irqsave_nested"}
+RAW_IRQ_UNLOCK = {"raw_spin_unlock_irqrestore", "raw_spin_unlock_irq",
+                  "raw_read_unlock_irqrestore", "raw_write_unlock_irqrestore"}
+
+
+def trylock(name):
+    """spin_trylock() and co: the code after a successful try holds it."""
+    return "trylock" in name and "unlock" not in name and not name.startswith("local_")
+
+
+# Locks that sleep on PREEMPT_RT: taken inside a preempt_disable()
+# section they are a bug there (and the section needs another lock).
+def sleeping_lock(name):
+    if name.startswith("raw_") or name.startswith("arch_") or "unlock" in name:
+        return False
+    return (re.match(r"^(?:spin_lock|spin_trylock|read_lock|write_lock|mutex_lock|down|"
+                     r"down_read|down_write|local_lock|rt_mutex_lock)\w*$", name) is not None
+            and "init" not in name and "held" not in name)
+
+
+# Operations on one member that are single IRQ-safe operations: local64
+# (u64_stats_t on 64-bit; on 32-bit PREEMPT_RT u64_stats_update_begin()
+# disables preemption), atomics, cmpxchg()/xchg().
+ATOMIC_OPS = re.compile(r"^(?:u64_stats_(?:inc|add|sub|set|dec|read)|local64_\w+|local_(?:inc|dec|add|"
+                        r"sub|read|set)\w*|atomic(?:64|_long)?_\w+|(?:try_)?cmpxchg\w*|xchg\w*|"
+                        r"refcount_\w+|set_bit|clear_bit|test_and_set_bit|test_and_clear_bit|"
+                        r"test_bit)$")
+CMPXCHG = re.compile(r"^(?:try_)?cmpxchg\w*$|^xchg\w*$")
+# Calls that only test what they are given (a peek): a result that is
+# re-read under protection before it is relied on costs nothing.
+PEEK_CALLS = {"skb_queue_empty", "skb_queue_empty_lockless", "list_empty", "list_empty_careful",
+              "skb_queue_len", "skb_queue_len_lockless", "llist_empty", "hlist_empty",
+              "READ_ONCE", "skb_peek"}
+# Calls that synchronize the object they are given themselves (atomic
+# bit operations on its state, its own lock): the address of a per-CPU
+# member passed to them is no unprotected access.
+SELF_SYNCED = {"schedule_work", "queue_work", "queue_work_on", "schedule_delayed_work",
+               "mod_delayed_work", "tasklet_schedule", "tasklet_hi_schedule",
+               "napi_schedule", "napi_schedule_irqoff", "__napi_schedule", "wake_up",
+               "wake_up_process", "complete", "hrtimer_start", "mod_timer", "add_timer",
+               "irq_work_queue", "llist_add", "smp_call_function_single_async"}

@@ -8,7 +8,7 @@ import os
 import re
 import subprocess
 
-VERDICTS = ("needs-lock", "converted", "safe", "not-bh", "unknown")
+VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 LEVEL = {"needs-lock": "WARNING", "unknown": "INFO"}
 
 
@@ -107,12 +107,17 @@ def org(doc, f):
 # Protection of an access: colour class and meaning, worst first.
 PROTECTIONS = (
     ("none", "p-bad", "nothing but disabled BH"),
-    ("preempt-only", "p-bad", "preempt_disable() only"),
+    ("preempt-only", "p-bad", "preempt_disable() only (exposed with a lock that sleeps on "
+     "PREEMPT_RT inside the section)"),
     ("nested-bh", "p-ok", "local_lock_nested_bh() on the datum"),
     ("local-lock", "p-ok", "local_lock() on the datum"),
     ("lock", "p-ok", "a lock of the datum"),
     ("irq-disabled", "p-irq", "interrupts disabled"),
-    ("irq-safe-op", "p-irq", "one IRQ-safe operation (this_cpu_inc())"),
+    ("irq-safe-op", "p-irq", "one IRQ-safe operation (this_cpu_inc(), u64_stats_inc(), atomics)"),
+    ("cmpxchg", "p-irq", "the slot is updated with cmpxchg()/xchg()"),
+    ("read-only", "p-ok", "one load of a slot, never written there"),
+    ("address-only", "p-ok", "the address is handed to code that protects it"),
+    ("peek", "p-ok", "a test read again under protection"),
 )
 PROT_CLASS = {p: c for p, c, _ in PROTECTIONS}
 # Graph colours: softirq entry point, BH-disabled section, and the border
@@ -193,7 +198,7 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;font-
 code{background:#f4f4f4}table.acc{width:100%}td.src{max-width:24em}
 td.src code{white-space:pre-wrap;overflow-wrap:anywhere}td.where{white-space:nowrap}pre{background:#f8f8f8;padding:4px;margin:2px 0;white-space:pre-wrap}
 .needs-lock{color:#b00;font-weight:bold}.converted{color:#060}.safe{color:#046}
-.not-bh{color:#555}.unknown{color:#a60}
+.not-bh{color:#555}.unknown{color:#a60}.preempt-only{color:#640}
 nav#toc{background:#f6f6f6;border:1px solid #ddd;padding:.5em 1em;margin:1em 0}
 nav#toc ul{margin:.2em 0;padding-left:1.2em}nav#toc li{margin:.15em 0}
 nav#toc a{text-decoration:none}nav#toc .counts{color:#555;font-size:90%}
@@ -221,11 +226,14 @@ def _legend(w):
     w("<h2 id='legend'>Legend</h2><table class='legend'>\n")
     w("<tr><td colspan='2'><b>Verdicts</b> (for CONFIG_PREEMPT_RT=y)</td></tr>\n")
     for v, what in (("needs-lock", "an access in BH context is protected by nothing but disabled BH "
-                     "(or preempt_disable()): it needs its own nested-BH lock"),
+                     "(or preempt_disable() around a lock that sleeps on PREEMPT_RT): it needs "
+                     "its own nested-BH lock"),
                     ("converted", "BH accesses hold local_lock_nested_bh(), or the datum is "
                      "not per-CPU on PREEMPT_RT"),
                     ("safe", "every BH access is IRQ-safe, under IRQs off or under a lock of the datum"),
-                    ("not-bh", "no access runs in BH context"),
+                    ("preempt-only", "BH accesses rely on preempt_disable() or get_cpu*(), "
+                     "which excludes softirq processing on PREEMPT_RT too"),
+                    ("not-bh", "every chain of callers to an access starts in process context"),
                     ("unknown", "the evidence is incomplete (see the reason)")):
         w("<tr><td class='%s'>%s</td><td>%s</td></tr>\n" % (v, v, _html.escape(what)))
     w("<tr><td colspan='2'><b>Protection of an access</b> (table cells, graph borders)</td></tr>\n")

@@ -26,20 +26,31 @@ def judge(accs, rt_note):
     """(verdict, reason) for one group of accesses."""
     live = [a for a in accs if a["context"] not in ("remote", "init")]
     bh = [a for a in live if a["context"] in BH_CONTEXTS]
-    bad = [a for a in bh if a["protection"] in ("none", "preempt-only")]
+    bad = [a for a in bh if _bad(a)]
+    # A load of a member nothing writes after init (a watermark, a
+    # configuration value) races with nothing.
+    written = {_mkey(a) for a in live if a.get("rw") != "read"}
+    bad = [a for a in bad if a.get("rw") != "read" or _mkey(a) in written]
     if bad:
         a = bad[0]
         pre = [x for x in bad if x["protection"] == "preempt-only"]
         why = ("accessed in %s context in %s() (%s:%d) with no per-datum lock"
                % (a["context"], a["function"], a["file"], a["line"]))
         if pre:
-            why += "; %d access(es) rely on preempt_disable() only" % len(pre)
+            why += ("; %d access(es) under preempt_disable() with a lock that sleeps on "
+                    "PREEMPT_RT inside" % len(pre))
         return "needs-lock", why
     nested = [a for a in accs if a["protection"] == "nested-bh"]
     if nested:
         return "converted", "every BH-context access holds local_lock_nested_bh() (%s)" % nested[0]["protection_detail"]
     if bh:
         kinds = sorted({a["protection"] for a in bh})
+        if "preempt-only" in kinds:
+            a = [x for x in bh if x["protection"] == "preempt-only"][0]
+            return "preempt-only", ("BH-context accesses rely on preempt_disable() (or "
+                                    "get_cpu*()) with no lock that sleeps on PREEMPT_RT inside, "
+                                    "e.g. in %s() (%s:%d); protections: %s"
+                                    % (a["function"], a["file"], a["line"], ", ".join(kinds)))
         return "safe", "BH-context accesses are protected: %s" % ", ".join(kinds)
     if not live:
         if rt_note:
@@ -59,6 +70,17 @@ def judge(accs, rt_note):
     n = sum(a["evidence"].get("n_roots", 0) for a in live)
     return "not-bh", ("every chain of callers to its accesses starts in process context "
                       "(%d root chain%s)" % (n, "" if n == 1 else "s"))
+
+
+def _mkey(a):
+    return tuple(a.get("member") or ())
+
+
+# Protections that leave a BH-context access exposed; preempt-only is,
+# when a lock that sleeps on PREEMPT_RT is taken inside the section.
+def _bad(a):
+    return a["protection"] == "none" or (a["protection"] == "preempt-only"
+                                         and a.get("sleeping_lock"))
 
 
 def findings(audit, accesses):
@@ -97,6 +119,8 @@ def _protect(audit, name, accs, lock_members):
             kind, detail = audit.protection(name, a, lock_members or {"bh_lock"})
             a["protection"] = kind
             a["protection_detail"] = detail
+        a.pop("_target", None)
+        a.pop("_var", None)
 
 
 def _definition(audit, kind, name):
