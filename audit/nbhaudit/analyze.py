@@ -190,12 +190,27 @@ def state_at(fn, line, col=0):
     return snaps[min(i, len(snaps) - 1)]
 
 
+def included_headers(tree, facts):
+    """Headers the files include directly (under include/, or next to the
+    file), as paths relative to the tree."""
+    out = set()
+    for rel, f in facts.items():
+        for inc in f["includes"]:
+            for cand in (os.path.join("include", inc), os.path.join(os.path.dirname(rel), inc)):
+                cand = os.path.normpath(cand)
+                if cand.endswith(".h") and os.path.isfile(os.path.join(tree, cand)):
+                    out.add(cand)
+                    break
+    return sorted(out)
+
+
 class Audit:
     def __init__(self, tree, facts, header_structs, paths):
         self.tree = tree
         self.facts = facts
         self.paths = paths
         self.fns = []
+        self.graph = None
         self.by_name = collections.defaultdict(list)
         self.dead = {}
         for rel, f in sorted(facts.items()):
@@ -357,6 +372,11 @@ class Audit:
             for c in fn.calls:
                 if K.BPF_PROTO_FUNCS.match(c["f"]):
                     todo.extend(self.resolve(c["f"], fn.file))
+                else:
+                    # an intermediate function that returns protos
+                    # (bpf_get_skb_set_tunnel_proto()): its helpers are
+                    # those of the program type that returns them
+                    todo.extend(t for t in self.resolve(c["f"], fn.file) if t.protos)
             for proto in fn.protos:
                 for helper in proto_fn.get(proto, ()):
                     self._entry(helper, "BPF helper %s returned by %s() (XDP/tc/lwt programs run in softirq)"
@@ -445,6 +465,8 @@ class Audit:
                     self.stored_generic[t.id].add(field)
 
     def callers(self, t):
+        if self.graph is not None:
+            return [(fn, c) for fn, c, _ in self.graph.callers.get(t, ())]
         out = []
         for sites in (self.direct_sites.get(t.name, ()), self.arg_sites.get(t.name, ())):
             for fn, c in sites:
@@ -460,11 +482,42 @@ class Audit:
         if cached is not None:
             return cached
         out = []
-        for name, c, direct in fn.edges:
-            targets = self.resolve(name, fn.file) if direct else self._field(name)
-            out.extend((t, c) for t in targets)
+        if self.graph is not None:
+            out = self._graph_callees.get(fn, [])
+        else:
+            for name, c, direct in fn.edges:
+                targets = self.resolve(name, fn.file) if direct else self._field(name)
+                out.extend((t, c) for t in targets)
         self._callees[fn.id] = out
         return out
+
+    def _build_graph(self):
+        """The typed call graph of context.Graph on this audit's functions
+        (calls through function pointers by struct type and field,
+        registration APIs that store a parameter, static inlines of the
+        headers read, BPF helpers where programs of their types run),
+        when the facts carry what it needs (cfacts.typed_facts())."""
+        self.graph = None
+        if not self.fns or not all("members" in f for f in self.facts.values()):
+            return
+        from . import context
+        self.graph = context.Graph(self.tree, self.facts, None, audit=self)
+        # the graph's targets come from sets: one order for every run
+        def key(fn):
+            return (fn.file, fn.line, fn.name)
+        for t, cs in self.graph.callers.items():
+            cs.sort(key=lambda x: (key(x[0]), x[1]["line"], x[1].get("col", 0), x[2]))
+        self._graph_callees = collections.defaultdict(list)
+        for t in sorted(self.graph.callers, key=key):
+            for fn, c, _ in self.graph.callers[t]:
+                self._graph_callees[fn].append((t, c))
+        for fn in self.fns:
+            for key in sorted(self.graph.stored_in.get(fn, ()), key=str):
+                why = K.PROCESS_FIELDS.get(key) or K.PROCESS_FIELDS.get((key[0], None))
+                if why and key[0]:
+                    self.proc_roots.setdefault(fn.id, {
+                        "kind": "root", "reason": "%s: %s.%s" % (why, key[0], key[1]),
+                        "file": fn.file, "line": fn.line})
 
     def _field(self, field):
         targets = self.field_targets.get(field, ())
@@ -477,7 +530,12 @@ class Audit:
         BH disabled: softirq entries, their callees, and functions called
         inside a BH-disabled section."""
         self._callees = {}
-        self._index_sites()
+        self._build_graph()
+        if self.graph is None:
+            self._index_sites()
+        else:
+            for fn in self.fns:
+                fn.has_effect = any(_effect(c["f"]) for c in fn.calls)
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):
@@ -487,15 +545,18 @@ class Audit:
         for fn in self.fns:
             if not fn.has_effect:
                 continue
-            _, snaps = snapshots(fn)
-            for snap, c in zip(snaps, fn.calls):
+            if self.graph is not None:
+                calls = [(t, c) for t, c in self.callees(fn)]
+            else:
+                calls = [(t, c) for c in fn.calls for t, _ in self._direct(fn, c)]
+            for t, c in calls:
+                snap = state_at(fn, c["line"], c.get("col", 0))
                 if snap.bh:
                     sec = snap.bh[-1]
-                    for t, _ in self._direct(fn, c):
-                        seeds.append((t, {"kind": "bh-section", "reason":
-                                          "called under %s() in %s()" % (sec[0], fn.name),
-                                          "file": fn.file, "line": c["line"],
-                                          "function": fn.name}))
+                    seeds.append((t, {"kind": "bh-section", "reason":
+                                      "called under %s() in %s()" % (sec[0], fn.name),
+                                      "file": fn.file, "line": c["line"],
+                                      "function": fn.name}))
         for t, reason in seeds:
             if t.id not in parent:
                 parent[t.id] = (None, reason)
@@ -549,6 +610,8 @@ class Audit:
         audit sees (a callback handed to code outside the audited files
         or stored by a registration API, a field nothing resolvable
         calls)."""
+        if self.graph is not None:
+            return self._graph_proof_callers(t)
         out, ends = [], []
         for fn, c in self.direct_sites.get(t.name, ()):
             if t in self.resolve(t.name, fn.file):
@@ -574,6 +637,35 @@ class Audit:
             out.extend((fn, c, "->%s" % field) for fn, c in self.field_sites.get(field, ()))
         for field in self.stored_generic.get(t.id, ()):
             ends.append("stored in .%s, a field too generic to resolve by name" % field)
+        return out, ends
+
+    def _graph_proof_callers(self, t):
+        g = self.graph
+        out, ends = [], []
+        for fn, c, how in g.callers.get(t, ()):
+            if how.startswith("passed to "):
+                f = c["f"]
+                i = next((k for k, a in enumerate(c["args"]) if a.lstrip("&") == t.name), None)
+                if not (f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS) and (
+                        i is None or not any(self._runs_param(h, i)
+                                             for h in self.resolve(f, fn.file))):
+                    ends.append("passed to %s() in %s() (%s:%d), which does not call it"
+                                % (f, fn.name, fn.file, c["line"]))
+                    continue
+            out.append((fn, c, how))
+        why = g.roots.get(t)
+        if why and (why.startswith(("callback", "exported", "no caller"))):
+            ends.append(why)
+        if g.unknown_runs and ("bpf_func_proto", "func") in g.stored_in.get(t, ()):
+            r = g.unknown_runs[0]
+            ends.append("a BPF helper, and %d site(s) run programs of a type the audit does "
+                        "not know (%s() in %s() at %s:%d)" % (
+                            len(g.unknown_runs), r["call"], r["function"], r["file"], r["line"]))
+        elif not out and not ends:
+            keys = sorted(g.stored_in.get(t, ()), key=str)
+            if keys:
+                ends.append("stored in %s.%s, called nowhere the audit resolves"
+                            % (keys[0][0] or "?", keys[0][1]))
         return out, ends
 
     def prove_process(self, fn):
@@ -768,14 +860,18 @@ class Audit:
                 t = cfacts.Text(f.read())
             extents = self.facts[rel].get("extents")
             if extents is not None:
-                funcs = {name: {"body": body, "end_off": end} for name, body, end in extents}
+                funcs = {x[0]: {"body": x[-2], "end_off": x[-1]} for x in extents}
             else:
                 funcs = {fn["name"]: fn for fn in cfacts.functions(t)}
             self._texts[rel] = (t, funcs)
         return self._texts[rel]
 
-    def datum_of(self, arg, rel=None):
-        """(kind, name, member chain) for the accessor argument, or None."""
+    def datum_of(self, arg, rel=None, fn=None):
+        """(kind, name, member chain) for the accessor argument, or None.
+        A __percpu field is named by the struct type of the expression it
+        is read from (a->cpu_qstats with a a struct tc_action *), when the
+        declarations of fn tell it, else by the structs declaring a field
+        of that name that the file can see."""
         expr = arg.strip().lstrip("&").strip("()")
         m = re.match(r"^(\w+)((?:\.\w+)*)$", expr)
         if m and m.group(1) in self.datums:
@@ -784,8 +880,24 @@ class Audit:
             return ("ptrvar", m.group(1), [])
         ids = re.findall(r"(?:->|\.)(\w+)", expr)
         if ids and ids[-1] in self.percpu_fields:
+            typ = self._base_type(expr, fn)
+            if typ and any(c[0] == typ for c in self.percpu_fields[ids[-1]]):
+                return ("field", "%s:%s" % (typ, ids[-1]), [])
             return ("field", self._field_owner(ids[-1], rel), [])
         return None
+
+    def _base_type(self, expr, fn):
+        """Struct type of the expression the last member of expr is read
+        from: 'a->cpu_qstats' -> the declared type of a; deeper chains
+        through the member types of the structs read."""
+        if fn is None or self.graph is None:
+            return None
+        m = re.match(r"^\s*([A-Za-z_]\w*)((?:\s*(?:->|\.)\s*\w+)+)\s*$",
+                     expr.lstrip("*( ").rstrip(") "))
+        if not m:
+            return None
+        chain = [m.group(1)] + re.findall(r"\w+", m.group(2))
+        return self.graph.rtype(fn, chain[:-1])
 
     def _field_owner(self, field, rel):
         """'struct:field' key: the struct declaring this __percpu field that
@@ -803,6 +915,8 @@ class Audit:
         reach = self.reachability()
         out = collections.defaultdict(list)
         for fn in self.fns:
+            if self.facts[fn.file].get("graph_only"):
+                continue
             for c in fn.calls:
                 kind = None
                 if c["f"] in K.PTR_ACCESSORS:
@@ -811,14 +925,14 @@ class Audit:
                     kind = K.op_accessor(c["f"])
                 if not kind or not c["args"]:
                     continue
-                d = self.datum_of(c["args"][0], fn.file)
+                d = self.datum_of(c["args"][0], fn.file, fn)
                 if not d:
                     continue
                 self._record(out, fn, c, d, kind, reach)
         self.rt_excluded = collections.Counter()
         for rel, f in self.facts.items():
             dead = self.dead[rel]
-            if not dead:
+            if not dead or f.get("graph_only"):
                 continue        # nothing below can be in !PREEMPT_RT code
             for d in f["functions"]:
                 for c in d["calls"]:
@@ -877,6 +991,8 @@ class Audit:
                 for callee in self.resolve(cc["f"], fn.file):
                     if i >= len(callee.params) or not callee.params[i]:
                         continue
+                    if self.facts[callee.file].get("graph_only"):
+                        continue    # a library inline: the call site is the access
                     t, funcs = self.text(callee.file)
                     cf = funcs.get(callee.name)
                     if not cf:
@@ -1099,6 +1215,18 @@ class Audit:
                 if later:
                     return "peek", ("a read tested or taken with READ_ONCE(), read again under %s"
                                     % later)
+        if not member and not acc.get("_target") and acc["op"] == "ptr":
+            # this_cpu_ptr(x) handed straight to a function
+            for c in fn.calls:
+                if c["line"] != acc["line"] or c["f"] == acc["accessor"]:
+                    continue
+                for i, a in enumerate(c["args"]):
+                    if a.startswith(acc["accessor"] + "("):
+                        for g in self.resolve(c["f"], fn.file):
+                            why = self._param_protected(g, i, 3)
+                            if why:
+                                return "irq-safe-op", "passed to %s(), which uses it only through %s" % (
+                                    c["f"], why)
         target = acc.get("_target")
         if target and not member:
             for c in fn.calls:
@@ -1166,11 +1294,18 @@ class Audit:
         if not p:
             return None
         why = None
+        judged = set()          # lines of calls judged here
         for c in g.calls:
             for j, a in enumerate(c["args"]):
                 if not re.search(r"\b%s\b" % re.escape(p), a):
                     continue
                 if K.lock_on(c["f"]) or K.lock_off(c["f"]) or K.trylock(c["f"]):
+                    continue
+                if c["f"] in K.SYNC_MEMBER_CALLS or (
+                        K.ATOMIC_OPS.match(c["f"]) and j == 0 and
+                        re.match(r"&?\(?\s*%s\s*(?:->|\.)" % re.escape(p), a)):
+                    why = why or "%s() in %s()" % (c["f"], g.name)
+                    judged.add(c["line"])
                     continue
                 snap = state_at(g, c["line"], c["col"])
                 if snap.irq or snap.locks:
@@ -1187,6 +1322,8 @@ class Audit:
         t, funcs = self.text(g.file)
         f = funcs.get(g.name)
         for _, line in (cfacts.member_uses(t, p, f["body"], f["end_off"]) if f else ()):
+            if line in judged:
+                continue
             snap = state_at(g, line, 0)
             if not (snap.irq or snap.locks):
                 return None     # p->x outside IRQs off or a lock

@@ -605,3 +605,68 @@ def includes(t):
 def returns_var(t, var, start_off, end_off):
     return re.search(r"\breturn\s+%s\s*;" % re.escape(var),
                      t.code[start_off:end_off]) is not None
+
+
+# --- typed calls through function pointers -----------------------------------
+#
+# What the call graph needs to resolve 'd->ops->xmit()' by struct type and
+# field: the declared types of a function's variables and parameters, the
+# receivers of field calls, functions stored in fields and fields copied
+# from others, struct member types, BPF program types named, exports.
+
+_CHAIN = r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*"
+_FCALL = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)?\s*\(" % _CHAIN)
+_STORE = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*;" % _CHAIN)
+_COPY = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*;"
+                   % (_CHAIN, _CHAIN))
+_VAR = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
+                  r"([A-Za-z_]\w*)\s*(?=[;,=)\[])")
+# BPF_CALL_2(name, struct T *, arg, ...) and SYSCALL_DEFINEn() headers
+_MACRO_PARAM = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,\s*"
+                          r"([A-Za-z_]\w*)\s*(?=[,)])")
+_MEMBER = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
+                     r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*;")
+_PTYPE = re.compile(r"\bBPF_PROG_TYPE_[A-Z0-9_]+\b")
+_EXPORT = re.compile(r"\bEXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL\w*)"
+                     r"\s*\(\s*(\w+)")
+
+
+def split_chain(s):
+    return [x for x in re.split(r"\s*(?:->|\.)\s*", s.strip()) if x]
+
+
+def typed_facts(t, facts):
+    """Add to facts (functions still holding body/end_off) per function
+    'vars', 'fcalls', 'stores', 'copies', 'ptypes', and per file
+    'members', 'ptypes', 'exported'."""
+    code = t.code
+    for fn in facts["functions"]:
+        head = t.offset(fn["line"])
+        body, end = fn["body"], fn["end_off"]
+        fn["vars"] = {m.group(2): m.group(1) for m in _MACRO_PARAM.finditer(code, head, body)}
+        fn["vars"].update((m.group(2), m.group(1)) for m in _VAR.finditer(code, head, end))
+        fn["fcalls"] = []
+        for m in _FCALL.finditer(code, body, end):
+            chain = split_chain(m.group(1))
+            if chain[0] in KEYWORDS:
+                continue
+            fn["fcalls"].append({"recv": chain, "field": m.group(2),
+                                 "line": t.line(m.start(2)), "col": 0})
+        fn["stores"] = [{"recv": split_chain(m.group(1)), "field": m.group(2),
+                         "value": m.group(3), "line": t.line(m.start())}
+                        for m in _STORE.finditer(code, body, end)]
+        fn["copies"] = [{"recv": split_chain(m.group(1)), "field": m.group(2),
+                         "src": split_chain(m.group(3)), "sfield": m.group(4)}
+                        for m in _COPY.finditer(code, body, end)]
+        fn["ptypes"] = sorted(set(_PTYPE.findall(code, body, end)))
+    members = {}
+    for m in _STRUCT.finditer(code):
+        b = m.end() - 1
+        e = t.match(b)
+        if e > 0:
+            members.setdefault(m.group(2), {mm.group(2): mm.group(1)
+                                            for mm in _MEMBER.finditer(code, b + 1, e)})
+    facts["members"] = members
+    facts["ptypes"] = sorted(set(_PTYPE.findall(code)))
+    facts["exported"] = sorted(set(_EXPORT.findall(code)))
+    return facts

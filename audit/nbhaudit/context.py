@@ -138,62 +138,12 @@ FALSE_ARGS = {"false", "0"}
 
 # --- per-file facts ---------------------------------------------------------
 
-_CHAIN = r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*"
-_FCALL = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)?\s*\(" % _CHAIN)
-_STORE = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*;" % _CHAIN)
-_COPY = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*;"
-                   % (_CHAIN, _CHAIN))
-_VAR = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
-                  r"([A-Za-z_]\w*)\s*(?=[;,=)\[])")
-# BPF_CALL_2(name, struct T *, arg, ...) and SYSCALL_DEFINEn() headers
-_MACRO_PARAM = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,\s*"
-                          r"([A-Za-z_]\w*)\s*(?=[,)])")
-_MEMBER = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
-                     r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*;")
-_PTYPE = re.compile(r"\bBPF_PROG_TYPE_[A-Z0-9_]+\b")
-_EXPORT = re.compile(r"\bEXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL\w*)"
-                     r"\s*\(\s*(\w+)")
-
-
-def _split_chain(s):
-    return [x for x in re.split(r"\s*(?:->|\.)\s*", s.strip()) if x]
-
-
 def context_facts(text):
     """The audit's lexical facts of a file plus what typed calls through
-    function pointers need."""
+    function pointers need (cfacts.typed_facts())."""
     t, facts = extract.python_facts(text)
     facts = extract.finish(t, facts, None, None)
-    code = t.code
-    for fn in facts["functions"]:
-        head = t.offset(fn["line"])
-        body, end = fn["body"], fn["end_off"]
-        fn["vars"] = {m.group(2): m.group(1) for m in _MACRO_PARAM.finditer(code, head, body)}
-        fn["vars"].update((m.group(2), m.group(1)) for m in _VAR.finditer(code, head, end))
-        fn["fcalls"] = []
-        for m in _FCALL.finditer(code, body, end):
-            chain = _split_chain(m.group(1))
-            if chain[0] in cfacts.KEYWORDS:
-                continue
-            fn["fcalls"].append({"recv": chain, "field": m.group(2),
-                                 "line": t.line(m.start(2)), "col": 0})
-        fn["stores"] = [{"recv": _split_chain(m.group(1)), "field": m.group(2),
-                         "value": m.group(3), "line": t.line(m.start())}
-                        for m in _STORE.finditer(code, body, end)]
-        fn["copies"] = [{"recv": _split_chain(m.group(1)), "field": m.group(2),
-                         "src": _split_chain(m.group(3)), "sfield": m.group(4)}
-                        for m in _COPY.finditer(code, body, end)]
-        fn["ptypes"] = sorted(set(_PTYPE.findall(code, body, end)))
-    members = {}
-    for m in cfacts._STRUCT.finditer(code):
-        b = m.end() - 1
-        e = t.match(b)
-        if e > 0:
-            members.setdefault(m.group(2), {mm.group(2): mm.group(1)
-                                            for mm in _MEMBER.finditer(code, b + 1, e)})
-    facts["members"] = members
-    facts["ptypes"] = sorted(set(_PTYPE.findall(code)))
-    facts["exported"] = sorted(set(_EXPORT.findall(code)))
+    cfacts.typed_facts(t, facts)
     facts["extents"] = [[fn["name"], fn["line"], fn["body"], fn["end_off"]]
                         for fn in facts["functions"]]
     for fn in facts["functions"]:
@@ -274,12 +224,20 @@ def headers_of(tree, facts, sp):
 # --- the graph ----------------------------------------------------------------
 
 class Graph:
-    def __init__(self, tree, facts, sp):
+    """The call graph with typed calls through function pointers and BPF
+    program runs.  With audit (an analyze.Audit built on facts that hold
+    cfacts.typed_facts()), the graph of that audit's functions: the
+    audit's verdicts use it; without, one of its own, both
+    configurations."""
+
+    def __init__(self, tree, facts, sp, audit=None):
         self.sp = sp
         self.tree = tree
         self.facts = facts
-        plain = {rel: dict(f, rt_dead=[]) for rel, f in facts.items()}   # both configs
-        self.audit = analyze.Audit(tree, plain, {}, [])
+        if audit is None:
+            plain = {rel: dict(f, rt_dead=[]) for rel, f in facts.items()}   # both configs
+            audit = analyze.Audit(tree, plain, {}, [])
+        self.audit = audit
         self.fns = self.audit.fns
         self.info = {}
         for rel, f in facts.items():
@@ -368,27 +326,32 @@ class Graph:
                 if a and b:
                     copies.append(((a, c["field"]), (b, c["sfield"])))
         self.stores_param = {}
-        # parameters passed on to a storing callee, then functions passed in
-        changed = True
-        while changed:
-            changed = False
-            for fn in self.fns:
-                for c in fn.calls:
-                    for callee in (self.resolve(c["f"], fn.file) if c["args"] else ()):
-                        for i, typ, field in param_store.get(callee, ()):
-                            if i >= len(c["args"]):
-                                continue
-                            a = c["args"][i].lstrip("&")
-                            if a in fn.params:
-                                e = (fn.params.index(a), typ, field)
-                                if e not in param_store[fn]:
-                                    param_store[fn].append(e)
-                                    changed = True
-                            elif a in by_name:
-                                for t in self.resolve(a, fn.file):
-                                    if t not in stored[(typ, field)]:
-                                        stored[(typ, field)].add(t)
-                            self.stores_param[(id(c), i)] = (typ, field)
+        # parameters passed on to a storing callee, then functions passed
+        # in: a worklist over the call sites of each storing function
+        sites = collections.defaultdict(list)
+        for fn in self.fns:
+            for c in fn.calls:
+                if c["args"] and c["f"] in by_name:
+                    sites[c["f"]].append((fn, c))
+        work = list(param_store)
+        while work:
+            callee = work.pop()
+            for fn, c in sites.get(callee.name, ()):
+                if callee not in self.resolve(c["f"], fn.file):
+                    continue
+                for i, typ, field in list(param_store.get(callee, ())):
+                    if i >= len(c["args"]):
+                        continue
+                    a = c["args"][i].lstrip("&")
+                    if a in fn.params:
+                        e = (fn.params.index(a), typ, field)
+                        if e not in param_store[fn]:
+                            param_store[fn].append(e)
+                            work.append(fn)
+                    elif a in by_name:
+                        for t in self.resolve(a, fn.file):
+                            stored[(typ, field)].add(t)
+                    self.stores_param[(id(c), i)] = (typ, field)
         for _ in range(3):
             for dst, src in copies:
                 stored[dst] |= stored.get(src, set())
@@ -453,6 +416,8 @@ class Graph:
                 for c in fn.calls:
                     if c["f"].endswith("_func_proto"):
                         todo.extend(self.resolve(c["f"], fn.file))
+                    else:       # an intermediate function returning protos
+                        todo.extend(t for t in self.resolve(c["f"], fn.file) if t.protos)
             self.helpers[ptype] = out
 
     def run_types(self, fn, c):

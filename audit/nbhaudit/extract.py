@@ -411,17 +411,18 @@ def _derive(t, fn, c):
     c["returned"] = cfacts.returns_var(t, var, off, fn["end_off"])
 
 
-def extract(tree, relpaths, cache, progress):
+def extract(tree, relpaths, cache, progress, lexical=False):
     """({relpath: facts} for every file, [relpaths spatch ran on]); spatch
     runs only on files whose content it has not seen, while the cached
-    facts of the others load."""
+    facts of the others load.  lexical: no spatch at all (headers read
+    for the call graph only)."""
     out, texts, need_spatch, spatched = {}, {}, [], {}
     raw = {}
 
     def miss(rel, digest, data):
         text = data.decode("utf-8", "replace")
         texts[rel] = (digest, text)
-        if not PERCPU_TOKENS.search(text):
+        if lexical or not PERCPU_TOKENS.search(text):
             # no per-CPU access here: the lexical call list is enough for
             # the call graph, and spatch would cost a full parse
             spatched[rel] = {"calls": None, "failure": None}
@@ -536,9 +537,13 @@ def _facts_job(job):
     text, calls, failure, cache, digest = job
     t, facts = python_facts(text)
     facts = finish(t, facts, calls, failure)
+    # struct types of variables, receivers and stores: calls through
+    # function pointers resolved by struct type and field
+    cfacts.typed_facts(t, facts)
     # function extents, for following a per-CPU pointer into a callee
     # without parsing the file again (Audit.text())
-    facts["extents"] = [[fn["name"], fn["body"], fn["end_off"]] for fn in facts["functions"]]
+    facts["extents"] = [[fn["name"], fn["line"], fn["body"], fn["end_off"]]
+                        for fn in facts["functions"]]
     for fn in facts["functions"]:
         del fn["body"], fn["end_off"]
     if failure is None:

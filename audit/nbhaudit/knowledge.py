@@ -345,3 +345,9 @@ SELF_SYNCED = {"schedule_work", "queue_work", "queue_work_on", "schedule_delayed
                "napi_schedule", "napi_schedule_irqoff", "__napi_schedule", "wake_up",
                "wake_up_process", "complete", "hrtimer_start", "mod_timer", "add_timer",
                "irq_work_queue", "llist_add", "smp_call_function_single_async"}
+# Calls on a member that keep its synchronization state, not data:
+# the u64_stats seqcount (a no-op on 64-bit, preemption off on 32-bit
+# PREEMPT_RT).
+SYNC_MEMBER_CALLS = {"u64_stats_update_begin", "u64_stats_update_end",
+                     "u64_stats_update_begin_irqsave", "u64_stats_update_end_irqrestore",
+                     "u64_stats_init"}
