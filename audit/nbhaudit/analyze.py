@@ -173,7 +173,7 @@ def snapshots(fn):
         keys.append((10 ** 9, 0))
         snaps.append(snap)
         for kind, c in unmatched:
-            item = ("%s() (opened before %s())" % (c["f"], fn.name), c["line"],
+            item = ("%s() closes it; opened before %s" % (c["f"], fn.name), c["line"],
                     c["args"][0] if c["args"] else "")
             for i, k in enumerate(keys):
                 if k <= (c["line"], c["col"]):
@@ -879,11 +879,17 @@ class Audit:
         if m and m.group(1) in self.ptr_vars and not m.group(2):
             return ("ptrvar", m.group(1), [])
         ids = re.findall(r"(?:->|\.)(\w+)", expr)
-        if ids and ids[-1] in self.percpu_fields:
-            typ = self._base_type(expr, fn)
-            if typ and any(c[0] == typ for c in self.percpu_fields[ids[-1]]):
-                return ("field", "%s:%s" % (typ, ids[-1]), [])
-            return ("field", self._field_owner(ids[-1], rel), [])
+        for k in range(len(ids) - 1, -1, -1):
+            if ids[k] not in self.percpu_fields:
+                continue
+            # a->cpu_qstats, or (mdev)->stats->stats.rx_packets after a
+            # macro: the field, then the members of the per-CPU object
+            head = re.match(r"^(.*?(?:->|\.)\s*%s)\b" % re.escape(ids[k]),
+                            expr.replace("(", "").replace(")", ""))
+            typ = self._base_type(head.group(1) if head else expr, fn)
+            if typ and any(c[0] == typ for c in self.percpu_fields[ids[k]]):
+                return ("field", "%s:%s" % (typ, ids[k]), [])
+            return ("field", self._field_owner(ids[k], rel), [])
         return None
 
     def _base_type(self, expr, fn):
@@ -914,10 +920,20 @@ class Audit:
     def accesses(self):
         reach = self.reachability()
         out = collections.defaultdict(list)
+        macros = collections.defaultdict(list)
+        for rel in sorted(self.facts):
+            for name, defs in self.facts[rel].get("percpu_macros", {}).items():
+                macros[name].extend(defs)
         for fn in self.fns:
             if self.facts[fn.file].get("graph_only"):
                 continue
-            for c in fn.calls:
+            for c in self._expanded(fn, macros):
+                if c["f"] == "container_of":
+                    datum = self._local_container(c)
+                    if datum:
+                        self._record(out, fn, self._container_call(fn, c), ("static", datum, []),
+                                     "ptr", reach)
+                    continue
                 kind = None
                 if c["f"] in K.PTR_ACCESSORS:
                     kind = "ptr"
@@ -944,6 +960,46 @@ class Audit:
                             self.rt_excluded[key] += 1
                             self.rt_excluded[dd[1]] += 1
         return out
+
+    @staticmethod
+    def _expanded(fn, macros):
+        """fn's calls, an invocation of a macro that does per-CPU
+        operations replaced by those operations (its arguments put in
+        for its parameters), at the invocation's place."""
+        for c in fn.calls:
+            defs = macros.get(c["f"])
+            if not defs:
+                yield c
+                continue
+            for d in defs:
+                if len(d["params"]) != len(c["args"]):
+                    continue
+                for mc in d["calls"]:
+                    args = []
+                    for a in mc["args"]:
+                        for p, v in zip(d["params"], c["args"]):
+                            a = re.sub(r"\b%s\b" % re.escape(p), lambda m: v, a)
+                        args.append(re.sub(r"\(\s*(\w+(?:\s*(?:->|\.)\s*\w+)*)\s*\)", r"\1", a))
+                    yield dict(c, f=mc["f"], args=args, macro=c["f"])
+
+    def _local_container(self, c):
+        """The per-CPU datum whose local copy container_of() reaches
+        (the backlog NAPI of softnet_data is only polled on its CPU)."""
+        if len(c["args"]) != 3:
+            return None
+        typ = " ".join(c["args"][1].split())
+        m = re.fullmatch(r"struct (\w+)", typ)
+        datum = K.LOCAL_CONTAINERS.get((m.group(1), c["args"][2].strip())) if m else None
+        return datum if datum in self.datums else None
+
+    def _container_call(self, fn, c):
+        t, funcs = self.text(fn.file)
+        f = funcs.get(fn.name)
+        var = cfacts.assign_target(t, c["line"], c["col"])
+        uses = []
+        if var and f:
+            uses = cfacts.member_uses(t, var, t.offset(c["line"], c["col"]), f["end_off"])
+        return dict(c, target=var, uses=uses, returned=False)
 
     def _record(self, out, fn, c, d, kind, reach):
         dkind, name, chain = d
@@ -1229,6 +1285,12 @@ class Audit:
                                     c["f"], why)
         target = acc.get("_target")
         if target and not member:
+            uses = [c for c in fn.calls if (c["line"], c["col"]) > (acc["line"], acc["col"])
+                    and any(re.search(r"\b%s\b" % re.escape(target), a) for a in c["args"])]
+            if uses and all(c["f"] in K.SYNC_MEMBER_CALLS for c in uses) and \
+                    not self._reads_only(fn, acc, target):
+                return "irq-safe-op", ("a u64_stats_sync used only by %s(): nothing on 64-bit, "
+                                       "preemption off on 32-bit PREEMPT_RT" % uses[0]["f"])
             for c in fn.calls:
                 if K.CMPXCHG.match(c["f"]) and c["args"] and \
                         re.fullmatch(r"&?\(?\s*%s\s*\)?" % re.escape(target), c["args"][0]):

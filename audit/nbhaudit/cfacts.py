@@ -670,3 +670,40 @@ def typed_facts(t, facts):
     facts["ptypes"] = sorted(set(_PTYPE.findall(code)))
     facts["exported"] = sorted(set(_EXPORT.findall(code)))
     return facts
+
+
+# --- macros that access per-CPU data -----------------------------------------
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n\\]|\\.|\\\n)*)", re.M)
+_OP_CALL = re.compile(r"\b((?:__this_cpu|this_cpu|raw_cpu)_(?!ptr\b)\w+)\s*\(")
+
+
+def percpu_macros(t, dead):
+    """{name: [{"params": [...], "calls": [{"f", "args"}]}]}: function-like
+    macros whose body calls a per-CPU operation (this_cpu_inc(),
+    raw_cpu_add(), ...), one entry per definition that exists on
+    PREEMPT_RT.  An invocation of one is an access (MPLS_INC_STATS(),
+    RT_CACHE_STAT_INC(), NEIGH_CACHE_STAT_INC())."""
+    out = {}
+    if "define" not in t.raw or not _OP_CALL.search(t.raw):
+        return out
+    for m in _DEFINE.finditer(t.raw):
+        if t.line(m.start()) in dead:
+            continue
+        body = m.group(3).replace("\\\n", " ")
+        calls = []
+        for c in _OP_CALL.finditer(body):
+            depth, j = 0, c.end() - 1
+            for j in range(c.end() - 1, len(body)):
+                if body[j] == "(":
+                    depth += 1
+                elif body[j] == ")":
+                    depth -= 1
+                    if depth == 0:
+                        break
+            args = [" ".join(a.split()) for a in _split_top(body[c.end():j])]
+            calls.append({"f": c.group(1), "args": args})
+        if calls:
+            params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+            out.setdefault(m.group(1), []).append({"params": params, "calls": calls})
+    return out

@@ -318,6 +318,7 @@ def python_facts(text):
         "fnptrs": cfacts.fnptrs(t, funcs),
         "top_registrations": cfacts.top_registrations(t),
         "top_process": cfacts.top_process(t),
+        "percpu_macros": cfacts.percpu_macros(t, dead),
         "rt_dead": sorted(dead),
         "includes": cfacts.includes(t),
     }

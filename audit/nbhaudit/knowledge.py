@@ -351,3 +351,7 @@ SELF_SYNCED = {"schedule_work", "queue_work", "queue_work_on", "schedule_delayed
 SYNC_MEMBER_CALLS = {"u64_stats_update_begin", "u64_stats_update_end",
                      "u64_stats_update_begin_irqsave", "u64_stats_update_end_irqrestore",
                      "u64_stats_init"}
+# container_of(x, struct T, member) that reaches the local CPU's copy of
+# a per-CPU datum: the backlog NAPI of a softnet_data is scheduled and
+# polled on its own CPU only (process_backlog()).
+LOCAL_CONTAINERS = {("softnet_data", "backlog"): "softnet_data"}

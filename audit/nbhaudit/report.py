@@ -39,11 +39,12 @@ _VIA = re.compile(r"^(.*)\(\) passes it at (\S+)$")
 
 def merged(accesses):
     """The accesses as the reports show them: accesses that differ only in
-    the member or in the caller that passed the per-CPU pointer (via) are
-    one row, with "members" and "callers" ([(function, "file:line")])."""
+    the member, in the caller that passed the per-CPU pointer (via) or in
+    the accessor it came from (this_cpu_ptr(), container_of()) are one
+    row, with "members" and "callers" ([(function, "file:line")])."""
     rows = collections.OrderedDict()
     for a in accesses:
-        key = json.dumps({k: v for k, v in a.items() if k not in ("via", "member")},
+        key = json.dumps({k: v for k, v in a.items() if k not in ("via", "member", "accessor")},
                          sort_keys=True)
         r = rows.get(key)
         if r is None:
