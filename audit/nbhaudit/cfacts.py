@@ -631,6 +631,36 @@ _EXPORT = re.compile(r"\bEXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER
                      r"\s*\(\s*(\w+)")
 
 
+# '->f(' or '.f)(' (a call) or '->f =' (a store or a copy)
+_MEMBER_OP = re.compile(r"(?:->|\.)\s*([A-Za-z_]\w*)\s*(?:(\)?\s*\()|(=(?!=)))")
+
+
+def _chain_start(code, op, lo):
+    """Offset where the chain of members ending at the operator at op
+    starts (its leftmost identifier, as _CHAIN matches from the left),
+    or None."""
+    j, first = op, None
+    while True:
+        k = j
+        while k > lo and code[k - 1] in " \t\n":
+            k -= 1
+        i = k
+        while i > lo and (code[i - 1].isalnum() or code[i - 1] == "_"):
+            i -= 1
+        if i == k or code[i].isdigit():
+            return first
+        first = i
+        b = i
+        while b > lo and code[b - 1] in " \t\n":
+            b -= 1
+        if b - 2 >= lo and code[b - 2:b] == "->":
+            j = b - 2
+        elif b - 1 >= lo and code[b - 1] == "." and not (b - 2 >= lo and code[b - 2] == "."):
+            j = b - 1
+        else:
+            return first
+
+
 def split_chain(s):
     return [x for x in re.split(r"\s*(?:->|\.)\s*", s.strip()) if x]
 
@@ -646,18 +676,39 @@ def typed_facts(t, facts):
         fn["vars"] = {m.group(2): m.group(1) for m in _MACRO_PARAM.finditer(code, head, body)}
         fn["vars"].update((m.group(2), m.group(1)) for m in _VAR.finditer(code, head, end))
         fn["fcalls"] = []
-        for m in _FCALL.finditer(code, body, end):
-            chain = split_chain(m.group(1))
-            if chain[0] in KEYWORDS:
+        fn["stores"] = []
+        fn["copies"] = []
+        # the member operators are few: match the chains from there
+        # (a chain regex tried at every offset was most of the time)
+        pos = body
+        while True:
+            m = _MEMBER_OP.search(code, pos, end)
+            if not m:
+                break
+            pos = m.end()
+            start = _chain_start(code, m.start(), body)
+            if start is None:
                 continue
-            fn["fcalls"].append({"recv": chain, "field": m.group(2),
-                                 "line": t.line(m.start(2)), "col": 0})
-        fn["stores"] = [{"recv": split_chain(m.group(1)), "field": m.group(2),
-                         "value": m.group(3), "line": t.line(m.start())}
-                        for m in _STORE.finditer(code, body, end)]
-        fn["copies"] = [{"recv": split_chain(m.group(1)), "field": m.group(2),
-                         "src": split_chain(m.group(3)), "sfield": m.group(4)}
-                        for m in _COPY.finditer(code, body, end)]
+            if m.group(2) is not None:
+                fm = _FCALL.match(code, start, end)
+                if fm and fm.end(2) == m.end(1):
+                    chain = split_chain(fm.group(1))
+                    if chain[0] not in KEYWORDS:
+                        fn["fcalls"].append({"recv": chain, "field": fm.group(2),
+                                             "line": t.line(fm.start(2)), "col": 0})
+            elif m.group(3) is not None:
+                sm = _STORE.match(code, start, end)
+                if sm and sm.end(2) == m.end(1):
+                    fn["stores"].append({"recv": split_chain(sm.group(1)), "field": sm.group(2),
+                                         "value": sm.group(3), "line": t.line(sm.start())})
+                    pos = sm.end()
+                    continue
+                cm = _COPY.match(code, start, end)
+                if cm and cm.end(2) == m.end(1):
+                    fn["copies"].append({"recv": split_chain(cm.group(1)), "field": cm.group(2),
+                                         "src": split_chain(cm.group(3)),
+                                         "sfield": cm.group(4)})
+                    pos = cm.end()
         fn["ptypes"] = sorted(set(_PTYPE.findall(code, body, end)))
     members = {}
     for m in _STRUCT.finditer(code):
