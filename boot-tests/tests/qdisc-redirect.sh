@@ -13,7 +13,6 @@
 . "$(dirname "$0")/val-lib.sh"
 
 OBJ=$PROGS/qdisc.bpf.o
-PIN=/sys/fs/bpf/tc/globals/qdisc_counts
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
 netns qa qb
 ip link add q0 netns qa type veth peer name q1 netns qb
@@ -26,7 +25,11 @@ in_ns qa ip neigh replace 10.30.0.2 lladdr "$(in_ns qb cat /sys/class/net/q1/add
 
 COUNT=200
 counts() { # Q_SHOT Q_REDIRECT Q_OTHER Q_QEVENT, from the pinned array
-	bpftool -j map dump pinned "$PIN" | /usr/bin/python3 -c '
+	local pin
+	# tc pins it under its bpffs work directory (/sys/fs/bpf/tc/...).
+	pin=$(find /sys/fs/bpf -name qdisc_counts 2>/dev/null | head -1)
+	[[ -n $pin ]] || { echo 0 0 0 0; return; }
+	bpftool -j map dump pinned "$pin" | /usr/bin/python3 -c '
 import json, sys
 def num(x):  # bpftool gives BTF-formatted numbers, or raw bytes as hex
     return x if isinstance(x, int) else int.from_bytes(bytes(int(b, 16) for b in x), "little")
