@@ -172,6 +172,10 @@ def snapshots(fn):
         snap = _close_blocks(snap, pending, 10 ** 9)
         keys.append((10 ** 9, 0))
         snaps.append(snap)
+        pushed = {k for x in fn.calls for k, op in _effect(x["f"]) if op == "push"}
+        # an unlock helper opens none of what it closes; a function that
+        # does (a lock dropped in a loop) is unbalanced, not entered locked
+        unmatched = [(kind, c) for kind, c in unmatched if kind not in pushed]
         for kind, c in unmatched:
             item = ("%s() closes it; opened before %s" % (c["f"], fn.name), c["line"],
                     c["args"][0] if c["args"] else "")
@@ -188,6 +192,9 @@ def state_at(fn, line, col=0):
     keys, snaps = snapshots(fn)
     i = bisect.bisect_left(keys, (line, col))
     return snaps[min(i, len(snaps) - 1)]
+
+
+_LOOP = re.compile(r"[ \t]*(?:\}\s*)?(while|for)\s*\(")
 
 
 def included_headers(tree, facts):
@@ -232,6 +239,7 @@ class Audit:
         self._index_percpu()
         self._index_fnptrs()
         self._texts = {}
+        self._raw_lines = {}
 
     def _helpers(self):
         """Lock and unlock helpers: a function that returns with sections
@@ -927,7 +935,9 @@ class Audit:
         for fn in self.fns:
             if self.facts[fn.file].get("graph_only"):
                 continue
-            for c in self._expanded(fn, macros):
+            calls = (self._expanded(fn, macros) if any(c["f"] in macros for c in fn.calls)
+                     else fn.calls)
+            for c in calls:
                 if c["f"] == "container_of":
                     datum = self._local_container(c)
                     if datum:
@@ -985,7 +995,7 @@ class Audit:
     def _local_container(self, c):
         """The per-CPU datum whose local copy container_of() reaches
         (the backlog NAPI of softnet_data is only polled on its CPU)."""
-        if len(c["args"]) != 3:
+        if len(c["args"]) != 3 or c["args"][2].strip() not in K.LOCAL_CONTAINER_MEMBERS:
             return None
         typ = " ".join(c["args"][1].split())
         m = re.fullmatch(r"struct (\w+)", typ)
@@ -1117,6 +1127,7 @@ class Audit:
         for a, b in fn.irq_blocks:
             if a <= acc["line"] <= b:
                 snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
+        snap = self._loop_header(fn, acc["line"], snap)
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:
@@ -1181,6 +1192,61 @@ class Audit:
                 return "write"
         return "read"
 
+    def _loop_header(self, fn, line, snap):
+        """An access in the condition of a while or for loop runs again
+        after the loop body: only the sections open both before the loop
+        and at the end of its body (the same call on the same argument,
+        taken again at the end of the body as process_backlog() does)
+        cover it."""
+        if not _LOOP.match(self._raw_line(fn.file, line)):
+            return snap
+        t, funcs = self.text(fn.file)
+        f = funcs.get(fn.name)
+        if not f:
+            return snap
+        a = t.offset(line)
+        m = _LOOP.match(t.code, a)
+        if not m or a < f["body"]:
+            return snap
+        close = t.match(m.end() - 1, "(", ")")
+        if close < 0:
+            return snap
+        b = re.compile(r"\s*\{").match(t.code, close + 1)
+        if not b:
+            return snap
+        end = t.match(b.end() - 1)
+        if end < 0 or end > f["end_off"]:
+            return snap
+        at_end = state_at(fn, t.line(end), 0)
+        keep = {}
+        for kind in KINDS:
+            again = {(it[0], it[2]) for it in getattr(at_end, kind)}
+            keep[kind] = tuple(it for it in getattr(snap, kind)
+                               if (it[0], it[2]) in again or it[1] == 0)
+        return snap._replace(**keep)
+
+    def _lock_covers(self, it, acc, names):
+        """Does the lock of section it protect the accessed member?  A
+        lock of one member (&sd->input_pkt_queue.lock, or a helper that
+        takes one: rps_lock_irq_disable(sd)) protects that member only;
+        the object's own lock member (&l->lock) protects all of it."""
+        member = (acc.get("member") or [None])[0]
+        if member is None:
+            return True
+        arg = it[2]
+        m = re.match(r"^&?\(?\s*(\w+)\s*(?:->|\.)\s*(\w+)", arg)
+        if m and m.group(1) in names:
+            return "lock" in m.group(2) or m.group(2) == member
+        if re.fullmatch(r"\w+", arg.strip()) and arg.strip() in names:
+            for g in self.by_name.get(it[0], ()):
+                for c in g.calls:
+                    if not (K.lock_on(c["f"]) or K.trylock(c["f"])) or not c["args"]:
+                        continue
+                    mm = re.match(r"^&?\(?\s*(\w+)\s*(?:->|\.)\s*(\w+)", c["args"][0])
+                    if mm and mm.group(1) in g.params:
+                        return "lock" in mm.group(2) or mm.group(2) == member
+        return True
+
     def protection(self, name, acc, lock_members):
         """Name the protection in force at the access."""
         snap, names = acc["protection"]
@@ -1201,8 +1267,9 @@ class Audit:
         if related(snap.local):
             it = related(snap.local)[-1]
             return "local-lock", "%s(%s) at line %d" % (it[0], it[2], it[1])
-        if related(snap.locks):
-            it = related(snap.locks)[-1]
+        locks = [it for it in related(snap.locks) if self._lock_covers(it, acc, names)]
+        if locks:
+            it = locks[-1]
             return "lock", "%s(%s) at line %d" % (it[0], it[2], it[1])
         if snap.irq:
             it = snap.irq[-1]
@@ -1230,6 +1297,15 @@ class Audit:
             if f.file == acc["file"]:
                 return f
         return None
+
+    def _raw_line(self, rel, line):
+        """The source line as it is (a cheap first test before the
+        blanked text of the file is needed)."""
+        lines = self._raw_lines.get(rel)
+        if lines is None:
+            with open(os.path.join(self.tree, rel), errors="replace") as f:
+                lines = self._raw_lines[rel] = f.read().split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def _line(self, rel, line):
         t, _ = self.text(rel)
@@ -1402,6 +1478,12 @@ class Audit:
 
     @staticmethod
     def _peek(text, uses):
+        for m in uses:
+            # an address handed to a call: a peek only for a test
+            # (skb_queue_empty()), not for __skb_dequeue()
+            call = re.search(r"(\w+)\s*\(\s*&\s*$", text[:m.start()])
+            if call and call.group(1) not in K.PEEK_CALLS:
+                return False
         if re.search(r"\bREAD_ONCE\s*\(", text):
             return True
         head = text.lstrip()

@@ -148,6 +148,22 @@ def rt_dead_lines(t):
             other = _block_after(t, then[1] + 1 + e.end())
             if other:
                 dead.update(range(t.line(other[0]), t.line(other[1]) + 1))
+    # if (A || IS_ENABLED(CONFIG_PREEMPT_RT)) ... else ...: true on RT,
+    # the else branch is dead (rps_lock_irq_disable())
+    for m in re.finditer(r"\bif\s*\(([^;{}]*?\bIS_ENABLED\s*\(\s*%s\s*\)[^;{}]*?)\)\s*(?=[{\w])"
+                         % RT, t.code):
+        cond = m.group(1)
+        if "&&" in cond or "!" in cond.replace("!=", "") or "||" not in cond:
+            continue
+        then = _block_after(t, m.end())
+        if not then:
+            continue
+        rest = t.code[then[1] + 1:then[1] + 200]
+        e = re.match(r"\s*else\b", rest)
+        if e:
+            other = _block_after(t, then[1] + 1 + e.end())
+            if other:
+                dead.update(range(t.line(other[0]), t.line(other[1]) + 1))
     return dead
 
 
@@ -534,7 +550,16 @@ def stmt_exits(t, line, col, fn):
     seg_end = code.find("}", i)
     seg = code[i + 1:seg_end]
     del depth
-    return "{" not in seg and re.search(r"\b(return|goto)\b", seg) is not None
+    if "{" in seg:
+        return False
+    # the block must end in a return or goto of its own, not in one an
+    # 'if' guards ('unlock; ...; if (++work >= quota) return work;' goes
+    # on with the loop)
+    m = re.search(r"\b(?:return|goto)\b[^;]*;\s*$", seg)
+    if not m:
+        return False
+    before = seg[:m.start()].rstrip()
+    return not (before.endswith(")") or re.search(r"\belse$", before))
 
 
 def stmt_block(t, line, col):

@@ -355,3 +355,4 @@ SYNC_MEMBER_CALLS = {"u64_stats_update_begin", "u64_stats_update_end",
 # a per-CPU datum: the backlog NAPI of a softnet_data is scheduled and
 # polled on its own CPU only (process_backlog()).
 LOCAL_CONTAINERS = {("softnet_data", "backlog"): "softnet_data"}
+LOCAL_CONTAINER_MEMBERS = {m for _, m in LOCAL_CONTAINERS}
