@@ -19,7 +19,7 @@ TESTS ?= smoke
 DEBIAN_PACKAGES := linux-source-6.1 linux-source-6.12 coccinelle \
 	qemu-system-x86 ccache gcc make flex bison bc libelf-dev libssl-dev \
 	dwarves sparse git python3 graphviz busybox-static xz-utils cpio kmod \
-	iproute2 iputils-ping socat ethtool shellcheck
+	iproute2 iputils-ping socat ethtool shellcheck pyflakes3
 
 # Test targets run by `make check`, and steps of the main job, in order;
 # the fragments below append theirs.
@@ -67,17 +67,21 @@ check: deps tree
 		$$n "$$results" $$((n - failed)) $$failed; \
 	test $$failed = 0
 
-# Python programs (no .py suffix: they are commands); check-lint parses them.
-PY_PROGRAMS := $(shell grep -l '^\#!/usr/bin/python3' boot-tests/* scripts/* audit/* \
-	semantic-patches/* 2>/dev/null)
+# Every shell script (found by its shebang or a shellcheck directive)
+# through shellcheck, every Python source (programs found by shebang, and
+# the packages) through pyflakes; a Python program also has to compile.
+LINT_FILES := $(shell find . -path ./.git -prune -o -type f \( -name '*.sh' -o \
+	-perm -u+x \) -print 2>/dev/null | sort)
+SH_SOURCES = $(shell grep -lE '^\#!/bin/(ba)?sh|^\#!/usr/bin/env bash|^\# shellcheck shell=' $(LINT_FILES))
+PY_SOURCES = $(shell grep -l '^\#!/usr/bin/python3' $(LINT_FILES)) \
+	$(shell find nbhlib audit/nbhaudit -name '*.py')
 
 check-lint:
-	@shellcheck -x -e SC1091 scripts/lib.sh scripts/prepare-tree scripts/prepare-rt-tree \
-		scripts/build-kernel scripts/kernel scripts/install-deps \
-		boot-tests/guest-init boot-tests/check boot-tests/tests/*.sh .ci/run
-	@for f in $(PY_PROGRAMS); do \
+	@shellcheck -x -e SC1091 $(SH_SOURCES)
+	@pyflakes3 $(PY_SOURCES)
+	@for f in $(PY_SOURCES); do \
 		$(PY) -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" $$f || exit 1; done
-	@echo "check-lint: shell and Python sources clean"
+	@echo "check-lint: $(words $(SH_SOURCES)) shell and $(words $(PY_SOURCES)) Python sources clean"
 
 summary:
 	@echo "== nbh summary (WORK=$(WORK))"

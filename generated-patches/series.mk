@@ -42,7 +42,8 @@ series-6.1-export: SHELL := /bin/bash
 
 # format-patch with a zero From line, no signature and the fixed identity
 # of scripts/lib.sh, so that the same commits give the same files. The
-# cover letter's subject and text come from cover-letter.in.
+# cover letter's subject and text come from cover-letter.in; the series
+# file keeps the "# datum:" annotation of every patch name it had.
 series-6.1-export:
 	@set -e; . scripts/lib.sh; \
 	git -C $(TREE_61) rev-parse -q --verify $(SERIES_61_BRANCH) >/dev/null || \
@@ -56,7 +57,9 @@ series-6.1-export:
 		s, b = open(src).read().split("\n", 1); \
 		t = t.replace("*** SUBJECT HERE ***", s).replace("*** BLURB HERE ***\n", b.lstrip("\n")); \
 		open(p, "w").write(t)' "$$tmp/0000-cover-letter.patch" $(SERIES_61_DIR)/cover-letter.in; \
-	(cd "$$tmp" && ls 0*.patch | grep -v '^0000-') >"$$tmp/series"; \
+	$(PY) -c 'import sys; sys.path.insert(0, "."); from nbhlib import series; \
+		series.write_listing(sys.argv[1], sys.argv[3:], previous=sys.argv[2])' \
+		"$$tmp" $(SERIES_61_DIR)/series $$(cd "$$tmp" && ls 0*.patch | grep -v '^0000-'); \
 	rm -f $(SERIES_61_DIR)/0*.patch; \
 	mv "$$tmp"/0*.patch "$$tmp/series" $(SERIES_61_DIR)/; \
 	log "exported $$(wc -l <$(SERIES_61_DIR)/series) patches to $(SERIES_61_DIR)"

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where things live: the repository, the work directory and everything
+the toolkit names in it. Nothing else builds these paths.
+
+    $WORK/trees/linux-6.1        pristine 6.1 (branches pristine, rt)
+    $WORK/trees/linux-6.1-rt     worktree of it on branch rt
+    $WORK/trees/linux-6.12       pristine 6.12
+    $WORK/worktrees/TREE-BASE-NAME   a series applied (NAME: the series
+                                 directory's base name)
+    $WORK/build/TREE-VARIANT-NAME    its build directory (NAME "none":
+                                 the tree without a series)
+    $OUT (default $WORK/out)     reports
+"""
+import os
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TREES = ("6.1", "6.12")
+VARIANTS = ("nort", "nort-debug", "rt", "rt-debug")
+SERIES_61 = os.path.join(REPO, "generated-patches", "linux-6.1")
+
+
+def work():
+    return os.environ.get("WORK", "/var/tmp/nbh-work")
+
+
+def out(*parts):
+    return os.path.join(os.environ.get("OUT", os.path.join(work(), "out")), *parts)
+
+
+def tree_dir(name):
+    """The git tree of NAME: 6.1, 6.1-rt or 6.12."""
+    return os.path.join(work(), "trees", "linux-" + name)
+
+
+def base_of(tree, variant):
+    """(tree directory, branch) a variant of TREE builds from: the rt
+    variants of 6.1 build the rt branch (6.1 and Debian's RT queue)."""
+    if tree == "6.1" and variant.startswith("rt"):
+        return tree_dir("6.1-rt"), "rt"
+    return tree_dir(tree), "pristine"
+
+
+def series_name(series):
+    """'none', or the base name of a series directory."""
+    return "none" if series in (None, "none") else os.path.basename(os.path.abspath(series))
+
+
+def worktree(tree, base, series):
+    return os.path.join(work(), "worktrees", f"{tree}-{base}-{series_name(series)}")
+
+
+def build_dir(tree, variant, series):
+    return os.path.join(work(), "build", f"{tree}-{variant}-{series_name(series)}")
+
+
+def image(build):
+    return os.path.join(build, "arch", "x86", "boot", "bzImage")
+
+
+def vmlinux(build):
+    return os.path.join(build, "vmlinux")

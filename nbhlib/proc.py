@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Processes, files and exit codes.
+
+Every program exits 0 on success, 1 when a check or build failed and 2
+on bad input (a one-line message naming the problem). Raise BadInput or
+Failure anywhere and let main() turn it into the status.
+"""
+import dataclasses
+import os
+import subprocess
+import sys
+import tempfile
+
+
+class Error(Exception):
+    """Base of the toolkit's errors; `status` is the exit code."""
+    status = 1
+
+
+class BadInput(Error):
+    """The input is wrong (a missing file, an unknown name): exit 2."""
+    status = 2
+
+
+class Failure(Error):
+    """A command, a build or a check failed: exit 1."""
+    status = 1
+
+
+# Fixed identity and dates make every commit we create reproducible, so
+# that format-patch output of the same inputs is byte-identical
+# (scripts/lib.sh exports the same for the shell programs).
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "nbh-toolkit", "GIT_AUTHOR_EMAIL": "nbh-toolkit@localhost",
+    "GIT_COMMITTER_NAME": "nbh-toolkit", "GIT_COMMITTER_EMAIL": "nbh-toolkit@localhost",
+    "GIT_AUTHOR_DATE": "2024-06-12T00:00:00+0000",
+    "GIT_COMMITTER_DATE": "2024-06-12T00:00:00+0000",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    """A finished command: its argument list, exit status and output."""
+    cmd: tuple
+    rc: int
+    out: str
+    err: str
+
+    @property
+    def ok(self):
+        return self.rc == 0
+
+    def tail(self, n=15):
+        """The last N lines of stderr (else stdout), for an error message."""
+        text = (self.err or self.out).strip().splitlines()
+        return "\n    ".join(text[-n:])
+
+
+def run(cmd, cwd=None, env=None, check=False, capture=True, stdin=None):
+    """Run an argument list. ENV entries are added to os.environ.
+    capture=False lets stdout and stderr through to the user (progress of
+    long steps), capture="stderr" sends both to our stderr (our stdout is
+    for results); the Result then holds no output. check=True raises
+    Failure on a non-zero status, naming the command and its last lines."""
+    full_env = dict(os.environ, **env) if env else None
+    kw = dict(cwd=cwd, env=full_env, text=True, errors="replace", input=stdin)
+    if capture == "stderr":
+        kw["stdout"] = sys.stderr
+    elif capture:
+        kw["capture_output"] = True
+    p = subprocess.run(list(cmd), **kw)
+    r = Result(tuple(cmd), p.returncode, p.stdout or "", p.stderr or "")
+    if check and not r.ok:
+        raise Failure(f"{' '.join(map(str, cmd[:4]))} failed (rc {r.rc}):\n    {r.tail()}")
+    return r
+
+
+def git(args, repo=None, check=True, env=None):
+    """git with the fixed identity; returns stdout stripped of its last
+    newline (check=True) or the Result (check=False)."""
+    cmd = ["git"] + (["-C", repo] if repo else []) + list(args)
+    r = run(cmd, env=dict(GIT_IDENTITY, **(env or {})), check=check)
+    return r.out.rstrip("\n") if check else r
+
+
+def write_atomic(path, data):
+    """Write text or bytes to PATH through a temporary file in the same
+    directory and a rename: readers see the old file or the new one."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-" + os.path.basename(path) + "-")
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+class Log:
+    """Messages to stderr prefixed with the program's name."""
+
+    def __init__(self, prog, quiet=False):
+        self.prog = prog
+        self.quiet = quiet
+
+    def __call__(self, msg):
+        if not self.quiet:
+            print(f"{self.prog}: {msg}", file=sys.stderr, flush=True)
+
+    def error(self, msg):
+        print(f"{self.prog}: error: {msg}", file=sys.stderr, flush=True)
+
+
+def main(prog, fn, argv=None):
+    """Run fn(argv) and exit with its status (None = 0); an Error exits
+    with its status after a one-line message (bad input) or the message
+    as given (failures may carry a command's last lines)."""
+    try:
+        status = fn(sys.argv[1:] if argv is None else argv)
+    except Error as e:
+        Log(prog).error(str(e))
+        sys.exit(e.status)
+    except KeyboardInterrupt:
+        Log(prog).error("interrupted")
+        sys.exit(130)
+    sys.exit(status or 0)
