@@ -60,6 +60,15 @@ class Writer:
         self._line(f"{'ok' if ok else 'not ok'} {self.n} {name}{tail}")
         return bool(ok)
 
+    def check(self, ok, name, diag=()):
+        """A result whose diagnostic lines DIAG (a list of strings, or a
+        string) are printed before it, as "# " lines, only when it
+        failed. Returns bool(ok)."""
+        if not ok:
+            for d in [diag] if isinstance(diag, str) else diag:
+                self.diag(d)
+        return self.result(bool(ok), name)
+
     def subtest(self, name=None):
         """A nested writer one level deeper; close it with a result line of
         this writer."""

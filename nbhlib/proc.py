@@ -56,12 +56,19 @@ class Result:
         return "\n    ".join(text[-n:])
 
 
+# Called with each command line run() starts when set (a program's
+# --debug option points it at its Log).
+trace = None
+
+
 def run(cmd, cwd=None, env=None, check=False, capture=True, stdin=None):
     """Run an argument list. ENV entries are added to os.environ.
     capture=False lets stdout and stderr through to the user (progress of
     long steps), capture="stderr" sends both to our stderr (our stdout is
     for results); the Result then holds no output. check=True raises
     Failure on a non-zero status, naming the command and its last lines."""
+    if trace:
+        trace(f"$ {' '.join(map(str, cmd))}")
     full_env = dict(os.environ, **env) if env else None
     kw = dict(cwd=cwd, env=full_env, text=True, errors="replace", input=stdin)
     if capture == "stderr":
