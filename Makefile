@@ -53,19 +53,11 @@ boot: kernel
 	@boot-tests/nbh-boot --kernel "$$(scripts/kernel $(TREE) $(VARIANT) $(SERIES) 2>/dev/null | tail -1)" \
 		--tests $(TESTS) $(if $(filter rt%,$(VARIANT)),--expect-rt)
 
-# Every check target runs even if an earlier one failed; the summary is
-# KTAP and the exit status is non-zero if any failed.
+# Every check target runs even if an earlier one failed; the output is
+# KTAP, each target's own output nested (indented) under its result, and
+# the exit status is non-zero if any failed.
 check: deps tree
-	@n=0; failed=0; results=""; \
-	for t in $(CHECK_TARGETS); do \
-		n=$$((n + 1)); echo "==> make $$t"; start=$$(date +%s); \
-		if $(MAKE) --no-print-directory $$t; then r="ok $$n $$t"; \
-		else r="not ok $$n $$t"; failed=$$((failed + 1)); fi; \
-		results="$$results$$r # $$(( $$(date +%s) - start )) s\n"; \
-	done; \
-	printf 'KTAP version 1\n1..%d\n%b# Totals: pass:%d fail:%d\n' \
-		$$n "$$results" $$((n - failed)) $$failed; \
-	test $$failed = 0
+	@scripts/check-all $(CHECK_TARGETS)
 
 # Every shell script (found by its shebang or a shellcheck directive)
 # through shellcheck, every Python source (programs found by shebang, and
