@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The functions a nested-BH series converts, read from the series itself.
+
+A function is converted when a hunk of the series adds, inside its body,
+a call that takes or releases a nested-BH lock or installs or reads the
+bpf_net_context (local_lock_nested_bh, local_unlock_nested_bh,
+bpf_net_ctx_set/clear/get_*). Only .c files count: header helpers are
+inline and have no symbol of their own to probe. The guest's coverage
+tests (cov-start, cov-check) and make-mutants work from this list.
+"""
+import dataclasses
+import re
+
+from . import proc, series as ser
+
+MARKER = re.compile(r"\b(local_lock_nested_bh|local_unlock_nested_bh|"
+                    r"bpf_net_ctx_(set|clear|get\w*))\s*\(")
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
+# A definition starts in column 0 and is not a declaration or a macro
+# invocation such as DEFINE_PER_CPU(...); BPF_CALL_n(name, ...) defines
+# the helper "name".
+BPF_CALL = re.compile(r"^BPF_CALL_\d\((\w+)")
+DEFINITION = re.compile(r"^(?:[A-Za-z_][\w \t\*]*?[ \t\*])?([A-Za-z_]\w*)\s*\(")
+
+
+@dataclasses.dataclass(frozen=True)
+class Converted:
+    function: str
+    path: str            # the .c file, relative to the tree
+    patches: tuple       # the patch numbers (first four characters of the name)
+
+    def line(self):
+        return f"{self.function} {self.path} {','.join(self.patches)}"
+
+
+def function_of(line):
+    """Name of the function a column-0 line defines, or None."""
+    m = BPF_CALL.match(line)
+    if m:
+        return m.group(1)
+    if line.rstrip().endswith(";") or line.startswith(("#", "}")):
+        return None
+    m = DEFINITION.match(line)
+    if not m or m.group(1).isupper() or m.group(1) in ("if", "for", "while", "switch"):
+        return None
+    return m.group(1)
+
+
+def converted_in(patch):
+    """Yield (function, file) for each marker line PATCH (a series.Patch) adds."""
+    path, func = None, None
+    for line in patch.text.splitlines():
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else None
+            func = None
+            continue
+        if line.startswith("--- ") or path is None or not path.endswith(".c"):
+            continue
+        m = HUNK.match(line)
+        if m:
+            func = function_of(m.group(1))
+            continue
+        if line[:1] in (" ", "+"):
+            name = function_of(line[1:])
+            if name:
+                func = name
+            if line[:1] == "+" and MARKER.search(line):
+                if func is None:
+                    raise proc.BadInput(f"{patch.name}: marker outside a function in "
+                                        f"{path}: {line.strip()}")
+                yield func, path
+
+
+def converted(series):
+    """The Converted functions of SERIES (a directory or a series.Series),
+    sorted by function and file; BadInput when there is none."""
+    s = ser.read(series) if isinstance(series, str) else series
+    found = {}
+    for p in s.patches:
+        for func, path in converted_in(p):
+            found.setdefault((func, path), set()).add(p.name[:4])
+    if not found:
+        raise proc.BadInput(f"no converted function in {s.directory}")
+    return [Converted(f, path, tuple(sorted(ps))) for (f, path), ps in sorted(found.items())]
+
+
+def write_list(series, output):
+    """Write the list (one "FUNCTION FILE PATCH[,PATCH...]" line each) to OUTPUT."""
+    proc.write_atomic(output, "".join(c.line() + "\n" for c in converted(series)))
