@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Validation boots of 6.1 kernels: what run-validation, run-mutants,
+run-selftests and run-bench-xdp share.
+
+A kernel is named KIND-VARIANT (a Label): KIND pristine (6.1 as imported,
+or the 6.1-rt branch for rt variants) or patched (the same plus a
+series), VARIANT one of nort, nort-debug, rt, rt-debug. A validation
+boot gives the guest the two hub NICs and the validation directory
+(test programs, coverage list) as the 9p share nbhval, and leaves
+OUTDIR/NAME.json (the BootResult) and OUTDIR/NAME.ktap (nbh-boot's KTAP).
+"""
+import dataclasses
+import os
+import re
+
+from . import boot, coverage, kernel, paths, proc
+
+TREE = "6.1"
+TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
+         "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab")
+KINDS = ("pristine", "patched")
+# Where the guest mounts the validation directory, and what it finds there.
+GUEST_VALDIR = "/tmp/nbh-val"
+COVLIST = "converted-functions"
+
+
+def valdir():
+    """The default validation directory: progs/ and the coverage list."""
+    return os.path.join(paths.work(), "val")
+
+
+def outdir():
+    return paths.out("validation")
+
+
+@dataclasses.dataclass(frozen=True)
+class Label:
+    kind: str            # pristine | patched
+    variant: str         # nort | nort-debug | rt | rt-debug
+
+    @classmethod
+    def parse(cls, text):
+        kind, _, variant = text.partition("-")
+        if kind not in KINDS or variant not in paths.VARIANTS:
+            raise proc.BadInput(f"bad kernel {text!r} (pristine|patched)-(nort|rt)[-debug]")
+        return cls(kind, variant)
+
+    def __str__(self):
+        return f"{self.kind}-{self.variant}"
+
+    @property
+    def patched(self):
+        return self.kind == "patched"
+
+    @property
+    def rt(self):
+        return self.variant.startswith("rt")
+
+    def series(self, series):
+        return series if self.patched else "none"
+
+    def locate(self, series):
+        return kernel.locate(TREE, self.variant, self.series(series))
+
+    def build(self, series, log=None):
+        """The Kernel, built (nbhlib.kernel); Failure when the build fails."""
+        (log or proc.Log("validation"))(f"building {self}")
+        return kernel.build(TREE, self.variant, self.series(series), log=log)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Where validation boots read and write, and how long they may take."""
+    outdir: str
+    valdir: str
+    timeout: int = 2400          # seconds per boot
+    test_timeout: int = 900      # seconds per guest test
+
+
+def check_progs(valdir, prog="udp-check"):
+    progs = os.path.join(valdir, "progs")
+    if not os.access(os.path.join(progs, prog), os.X_OK):
+        raise proc.BadInput(f"no test programs in {progs} (run: make progs)")
+
+
+def write_coverage_list(series, valdir):
+    coverage.write_list(series, os.path.join(valdir, COVLIST))
+
+
+def run(name, label, image, tests, settings, coverage=True, append=(), log=None):
+    """Boot IMAGE of kernel LABEL through TESTS (between cov-start and
+    cov-check with COVERAGE) as run validation-NAME; return its
+    BootResult, also in OUTDIR/NAME.json, its KTAP in OUTDIR/NAME.ktap."""
+    log = log or proc.Log("validation")
+    tests = (("cov-start",) if coverage else ()) + tuple(tests) + \
+        (("cov-check",) if coverage else ())
+    guest = boot.Guest(image, tests, expect_rt=label.rt, timeout=settings.timeout,
+                       test_timeout=settings.test_timeout,
+                       append=boot.params(progs=f"{GUEST_VALDIR}/progs",
+                                          covlist=f"{GUEST_VALDIR}/{COVLIST}")
+                       + tuple(append) + boot.params(patched=int(label.patched)),
+                       shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
+    log(f"booting {name}: {' '.join(tests)}")
+    res = boot.run(guest, f"validation-{name}", variant=label.variant, echo=None, log=log)
+    os.makedirs(settings.outdir, exist_ok=True)
+    proc.write_atomic(os.path.join(settings.outdir, f"{name}.json"), res.to_json())
+    with open(os.path.join(settings.outdir, f"{name}.ktap"), "w") as f:
+        boot.report(res, f, guest)
+    for s in res.known_splats:
+        log(f"{name}: known pre-existing splat ({s.known}): {s.title}")
+    return res
+
+
+def result(settings, name):
+    """The BootResult a validation boot NAME left in OUTDIR."""
+    return boot.BootResult.load(os.path.join(settings.outdir, f"{name}.json"))
+
+
+def coverage_of(res):
+    """{function: hits} of cov-check's "coverage FUNCTION HITS" lines."""
+    return dict(ln.split()[:2] for ln in res.diag("coverage") if len(ln.split()) >= 2)
+
+
+def selftests_of(res):
+    """{selftest: (outcome, reason)} of selftests.sh's lines."""
+    out = {}
+    for ln in res.diag("selftest"):
+        m = re.match(r"^(\S+) (\w+) rc=\d+(?: # (.*))?$", ln)
+        if m:
+            out[m.group(1)] = (m.group(2), m.group(3) or "")
+    return out
+
+
+def bench_rates(res):
+    """The frames/s of bench-xdp.sh's "bench-xdp rate N" lines."""
+    return [float(m.group(1)) for ln in res.diag("bench-xdp")
+            for m in [re.match(r"rate (\d+(?:\.\d+)?)$", ln)] if m]
