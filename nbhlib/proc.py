@@ -62,14 +62,17 @@ trace = None
 
 
 def run(cmd, cwd=None, env=None, check=False, capture=True, stdin=None):
-    """Run an argument list. ENV entries are added to os.environ.
+    """Run an argument list. ENV entries are added to os.environ (a None
+    value removes the variable).
     capture=False lets stdout and stderr through to the user (progress of
     long steps), capture="stderr" sends both to our stderr (our stdout is
     for results); the Result then holds no output. check=True raises
     Failure on a non-zero status, naming the command and its last lines."""
     if trace:
         trace(f"$ {' '.join(map(str, cmd))}")
-    full_env = dict(os.environ, **env) if env else None
+    full_env = None
+    if env:
+        full_env = {k: v for k, v in dict(os.environ, **env).items() if v is not None}
     kw = dict(cwd=cwd, env=full_env, text=True, errors="replace", input=stdin)
     if capture == "stderr":
         kw["stdout"] = sys.stderr
