@@ -15,14 +15,21 @@ every converted function (nbhlib.coverage) that takes a nested-BH lock:
 A mutant's id is NNN-KIND-FUNCTION; the patches go to NNN-KIND-FUNCTION.patch
 and an index (ID KIND FILE FUNCTION TESTS DESCRIPTION, tab-separated),
 TESTS being the guest tests that drive the datum the lock protects.
+
+boot-tests/mutants/expected (read_expected) holds the outcome of every
+mutant: the audit's (flagged, or missed with a reason) and a boot's on
+each debug variant (killed, survived with a reason, or unbooted: not
+measured yet). audit-mutants and run-mutants compare what they see with
+it exactly (compare()).
 """
 import dataclasses
 import difflib
 import os
 import re
 
-from . import coverage, proc
+from . import coverage, paths, proc
 
+EXPECTED = os.path.join(paths.REPO, "boot-tests", "mutants", "expected")
 LOCK = re.compile(r"^\s*local_lock_nested_bh\((.*)\);\s*$")
 UNLOCK = re.compile(r"^\s*local_unlock_nested_bh\((.*)\);\s*$")
 EXIT = re.compile(r"^\s*(return\b|goto\b|break;|continue;)")
@@ -206,3 +213,94 @@ def read_index(mdir, only=""):
     if not index:
         raise proc.BadInput("no mutant selected")
     return index
+
+
+# -- The golden file -------------------------------------------------------
+
+COLUMNS = ("audit", "nort-debug", "rt-debug")
+WORDS = {"audit": ("flagged", "missed"), "boot": ("killed", "survived", "unbooted")}
+NEEDS_REASON = ("missed", "survived")
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    word: str            # flagged | missed | killed | survived | unbooted
+    reason: str | None   # the key of a reason line (missed, survived)
+
+    def __str__(self):
+        return f"{self.word}:{self.reason}" if self.reason else self.word
+
+
+@dataclasses.dataclass(frozen=True)
+class Expected:
+    path: str
+    rows: dict           # id -> {column: Outcome}
+    reasons: dict        # key -> text
+
+    @property
+    def name(self):
+        """The path, relative to the repository when inside it."""
+        rel = os.path.relpath(self.path, paths.REPO)
+        return self.path if rel.startswith("..") else rel
+
+
+def read_expected(path=EXPECTED):
+    """The golden file; BadInput naming the line of any malformed entry."""
+    if not os.path.isfile(path):
+        raise proc.BadInput(f"no golden mutant file {path}")
+    rows, reasons, used = {}, {}, []
+    for n, line in enumerate(open(path), 1):
+        where = f"{path}:{n}"
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        if fields[0] == "reason":
+            text = line.split(None, 2)
+            if len(text) < 3 or text[1] in reasons:
+                raise proc.BadInput(f"{where}: want 'reason KEY TEXT', each KEY once")
+            reasons[text[1]] = text[2].strip()
+            continue
+        if len(fields) != 1 + len(COLUMNS):
+            raise proc.BadInput(f"{where}: want ID {' '.join(c.upper() for c in COLUMNS)}")
+        mid, row = fields[0], {}
+        if mid in rows:
+            raise proc.BadInput(f"{where}: {mid} listed twice")
+        for col, text in zip(COLUMNS, fields[1:]):
+            word, _, reason = text.partition(":")
+            if word not in WORDS["audit" if col == "audit" else "boot"]:
+                raise proc.BadInput(f"{where}: {col} outcome {text!r} is none of "
+                                    f"{', '.join(WORDS['audit' if col == 'audit' else 'boot'])}")
+            if (word in NEEDS_REASON) != bool(reason):
+                raise proc.BadInput(f"{where}: {col}: {word} "
+                                    f"{'needs a reason (WORD:KEY)' if reason == '' else 'takes no reason'}")
+            row[col] = Outcome(word, reason or None)
+            used.append((where, reason))
+        rows[mid] = row
+    for where, key in used:
+        if key and key not in reasons:
+            raise proc.BadInput(f"{where}: no 'reason {key} ...' line")
+    return Expected(path, rows, reasons)
+
+
+def compare(expected, column, got, full=True):
+    """Problems of the outcomes GOT ({id: word}) of COLUMN against the
+    golden file, in both directions; FULL: every mutant ran, so a golden
+    line without a mutant is one too. [] when all match."""
+    problems = []
+    rel = expected.name
+    for mid, word in got.items():
+        row = expected.rows.get(mid)
+        if row is None:
+            problems.append(f"{mid}: {column} {word}, and {rel} has no line for it: add one")
+            continue
+        want = row[column]
+        if want.word == "unbooted":
+            problems.append(f"{mid}: {column} {word}, but {rel} says unbooted: "
+                            f"record the outcome ({word}{':REASON' if word in NEEDS_REASON else ''})")
+        elif want.word != word:
+            problems.append(f"{mid}: {column} {word}, but {rel} expects {want}: find out "
+                            f"why, and update its line if {word} is right")
+    if full:
+        problems += [f"{mid}: in {rel} but no such mutant was made: remove the line"
+                     for mid in expected.rows if mid not in got]
+    return problems
