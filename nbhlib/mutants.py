@@ -267,12 +267,13 @@ def read_expected(path=EXPECTED):
             raise proc.BadInput(f"{where}: {mid} listed twice")
         for col, text in zip(COLUMNS, fields[1:]):
             word, _, reason = text.partition(":")
-            if word not in WORDS["audit" if col == "audit" else "boot"]:
+            words = WORDS["audit" if col == "audit" else "boot"]
+            if word not in words:
                 raise proc.BadInput(f"{where}: {col} outcome {text!r} is none of "
-                                    f"{', '.join(WORDS['audit' if col == 'audit' else 'boot'])}")
+                                    f"{', '.join(words)}")
             if (word in NEEDS_REASON) != bool(reason):
-                raise proc.BadInput(f"{where}: {col}: {word} "
-                                    f"{'needs a reason (WORD:KEY)' if reason == '' else 'takes no reason'}")
+                what = "needs a reason (WORD:KEY)" if reason == "" else "takes no reason"
+                raise proc.BadInput(f"{where}: {col}: {word} {what}")
             row[col] = Outcome(word, reason or None)
             used.append((where, reason))
         rows[mid] = row
@@ -295,8 +296,9 @@ def compare(expected, column, got, full=True):
             continue
         want = row[column]
         if want.word == "unbooted":
+            record = f"{word}:REASON" if word in NEEDS_REASON else word
             problems.append(f"{mid}: {column} {word}, but {rel} says unbooted: "
-                            f"record the outcome ({word}{':REASON' if word in NEEDS_REASON else ''})")
+                            f"record the outcome ({record})")
         elif want.word != word:
             problems.append(f"{mid}: {column} {word}, but {rel} expects {want}: find out "
                             f"why, and update its line if {word} is right")
