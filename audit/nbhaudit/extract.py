@@ -9,10 +9,11 @@ import json
 import multiprocessing
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import threading
+
+from nbhlib import proc
 
 from . import cfacts, warn
 
@@ -144,21 +145,11 @@ class Cache:
     def put(self, layer, digest, facts):
         if not self.writable:
             return
-        path = self._path(layer, digest)
-        tmp = None
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-            with os.fdopen(fd, "w") as f:
-                # dumps() uses the C encoder; dump() streams through Python
-                f.write(json.dumps(facts, separators=(",", ":")))
-            os.replace(tmp, path)
+            # dumps() uses the C encoder; dump() streams through Python
+            proc.write_atomic(self._path(layer, digest),
+                              json.dumps(facts, separators=(",", ":")))
         except OSError as e:
-            if tmp:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
             self._unwritable(e)
 
 
@@ -228,19 +219,16 @@ def spatch_batch(paths, datas=None):
     with tempfile.NamedTemporaryFile("w", suffix=".groups") as g:
         g.write("".join(p + "\n\n" for p in paths))
         g.flush()
-        proc = subprocess.run(
-            ["spatch", "--sp-file", COCCI] + SPATCH_OPTS + ["--file-groups", g.name],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            universal_newlines=True, errors="replace")
+        r = proc.run(["spatch", "--sp-file", COCCI] + SPATCH_OPTS + ["--file-groups", g.name])
     calls = {p: [] for p in paths}
-    got = _parse_spatch(proc.stdout)
+    got = _parse_spatch(r.out)
     for p, cs in got.items():
         if p in calls:
             calls[p].extend(cs)
-    failed = _spatch_errors(proc.stderr, paths)
-    if proc.returncode != 0 and not got:
+    failed = _spatch_errors(r.err, paths)
+    if not r.ok and not got:
         for p in paths:
-            failed.setdefault(p, "spatch exited %d" % proc.returncode)
+            failed.setdefault(p, "spatch exited %d" % r.rc)
     return calls, failed
 
 
@@ -590,9 +578,7 @@ def header_structs(tree, wanted, cache):
         pattern += r"|^(struct|union) (%s) \{" % "|".join(sorted(wanted))
     dirs = [d for d in (os.path.join(inc, "linux"), os.path.join(inc, "net"))
             if os.path.isdir(d)]
-    proc = subprocess.run(["grep", "-rlE", "--include=*.h", pattern] + dirs,
-                          stdout=subprocess.PIPE, universal_newlines=True)
-    files.update(proc.stdout.split())
+    files.update(proc.run(["grep", "-rlE", "--include=*.h", pattern] + dirs).out.split())
     out = {}
     for path in sorted(files):
         with open(path, "rb") as f:
