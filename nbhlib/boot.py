@@ -440,7 +440,8 @@ def run(guest, name, accel="auto", variant=None, echo=sys.stderr, verbose=False,
         raise proc.BadInput(f"kernel image {guest.image} not found")
     accel = choose_accel(guest.image, accel, log)
     rundir = run_dir(name)
-    log(f"booting {guest.image} ({accel}, {guest.cpus} vCPUs), tests: {','.join(guest.tests)}")
+    log(f"booting {name}: {guest.image} ({accel}, {guest.cpus} vCPUs), "
+        f"tests: {','.join(guest.tests)}")
     got = boot_once(guest, accel, rundir, echo, verbose)
     retried = False
     if got[6]:

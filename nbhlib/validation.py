@@ -100,7 +100,6 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None)
                                           covlist=f"{GUEST_VALDIR}/{COVLIST}")
                        + tuple(append) + boot.params(patched=int(label.patched)),
                        shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
-    log(f"booting {name}: {' '.join(tests)}")
     res = boot.run(guest, f"validation-{name}", variant=label.variant, echo=None, log=log)
     os.makedirs(settings.outdir, exist_ok=True)
     proc.write_atomic(os.path.join(settings.outdir, f"{name}.json"), res.to_json())
