@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# Helpers sourced by the boot validation guest tests (issue 6). Not a
+# Helpers sourced by the boot validation guest tests. Not a
 # test itself. The guest's /var/tmp is a tmpfs, so run-validation shares
 # $WORK/val (test programs from make progs, the coverage list) as a 9p
 # tag nbhval, mounted here on /tmp/nbh-val; nbh.progs= names the program
