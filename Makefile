@@ -50,7 +50,7 @@ kernel: tree
 	@scripts/kernel $(TREE) $(VARIANT) $(SERIES)
 
 boot: kernel
-	@boot-tests/nbh-boot --kernel "$$(scripts/kernel $(TREE) $(VARIANT) $(SERIES) 2>/dev/null | tail -1)" \
+	@boot-tests/nbh-boot --kernel "$$(scripts/kernel $(TREE) $(VARIANT) $(SERIES))" \
 		--tests $(TESTS) $(if $(filter rt%,$(VARIANT)),--expect-rt)
 
 # Every check target runs even if an earlier one failed; the output is

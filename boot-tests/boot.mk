@@ -16,7 +16,7 @@ check-pristine:
 	@boot-tests/check none
 
 boot-pristine:
-	@boot-tests/nbh-boot --kernel "$$(scripts/kernel 6.1 nort-debug none | tail -1)" \
+	@boot-tests/nbh-boot --kernel "$$(scripts/kernel 6.1 nort-debug none)" \
 		--tests smoke --name 6.1-nort-debug-none-smoke
-	@boot-tests/nbh-boot --kernel "$$(scripts/kernel 6.1 rt-debug none | tail -1)" \
+	@boot-tests/nbh-boot --kernel "$$(scripts/kernel 6.1 rt-debug none)" \
 		--tests smoke --expect-rt --name 6.1-rt-debug-none-smoke
