@@ -77,7 +77,7 @@ check-mutants: progs check-audit-mutants
 
 # The CI subset: the patched kernels (nort-debug and rt-debug: two full
 # builds, 10-15 min each with ccache cold) and two TCG boots running every
-# validation test with coverage (5-7 min each). The pristine kernels of the
+# validation test with coverage (5-7 min each, booted side by side). The pristine kernels of the
 # full matrix are left to make boot-test, and the mutant boots (the
 # cheapest of each kind: 6 min, incremental rebuilds of one file and a
 # boot each) to make check-mutant-kinds, for CI time; make check audits
