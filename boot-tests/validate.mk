@@ -97,6 +97,15 @@ check-live-stability: progs
 		--kernels patched-nort-debug,patched-rt-debug --tests bpf-redirect \
 		--append nbh.live_repeat=$(LIVE_REPEAT) --outdir $(OUT)/live-stability
 
+# The patched debug kernels in the configuration flavours the series has
+# branches for that QEMU can boot: uniprocessor (no SMP, and so no RPS,
+# which 6.1 does not let SMP kernels switch off), every validation test
+# on one vCPU. Two more full kernel builds (about 15 min each).
+.PHONY: config-boots
+config-boots: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
+		--kernels patched-nort-debug+up,patched-rt-debug+up --outdir $(OUT)/config-boots
+
 # Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
 # live frames; prints the medians and their ratio.
 .PHONY: bench-xdp

@@ -22,6 +22,7 @@ class Kernel:
     source: str          # the tree or worktree built
     build: str           # build directory
     branch: str | None   # the worktree's branch (None without a series)
+    flavour: str = ""    # "" or one of paths.FLAVOURS
 
     @property
     def image(self):
@@ -39,33 +40,36 @@ class Kernel:
         return dict(dataclasses.asdict(self), image=self.image, name=self.name)
 
 
-def check_args(tree, variant):
+def check_args(tree, variant, flavour=""):
+    if flavour and flavour not in paths.FLAVOURS:
+        raise proc.BadInput(f"unknown flavour '{flavour}' ({', '.join(paths.FLAVOURS)})")
     if variant not in paths.VARIANTS:
         raise proc.BadInput(f"unknown variant '{variant}' ({', '.join(paths.VARIANTS)})")
     if tree not in paths.TREES:
         raise proc.BadInput(f"unknown tree '{tree}' ({' or '.join(paths.TREES)})")
 
 
-def locate(tree, variant, series="none"):
+def locate(tree, variant, series="none", flavour=""):
     """The Kernel these arguments name, without applying or building."""
-    check_args(tree, variant)
+    check_args(tree, variant, flavour)
     series = "none" if series in (None, "none") else os.path.abspath(series)
     src, base = paths.base_of(tree, variant)
     branch = None
     if series not in (None, "none"):
         src = paths.worktree(tree, base, series)
         branch = f"nbh/{tree}-{base}-{paths.series_name(series)}"
-    return Kernel(tree, variant, series, src, paths.build_dir(tree, variant, series), branch)
+    return Kernel(tree, variant, series, src, paths.build_dir(tree, variant, series, flavour),
+                  branch, flavour)
 
 
-def prepare(tree, variant, series="none", log=None):
+def prepare(tree, variant, series="none", log=None, flavour=""):
     """The source of the kernel, with SERIES applied: a worktree made
     from a snapshot of the patches (the directory may be re-exported
     while we run) and re-made whenever base or patches change. A worktree
     left on another commit or with local changes (a killed check-series
     or mutant run) is returned to the series head. Returns the Kernel."""
     log = log or proc.Log("kernel")
-    k = locate(tree, variant, series)
+    k = locate(tree, variant, series, flavour)
     src, base = paths.base_of(tree, variant)
     if not os.path.exists(os.path.join(src, ".git")):
         raise proc.BadInput(f"tree {tree} ({base}) not prepared (run: make tree)")
@@ -105,15 +109,16 @@ def prepare(tree, variant, series="none", log=None):
     return k
 
 
-def build(tree, variant, series="none", targets=(), fragment=None, log=None):
-    """Prepare and build; TARGETS empty = the whole kernel (bzImage).
+def build(tree, variant, series="none", targets=(), flavour="", log=None):
+    """Prepare and build; TARGETS empty = the whole kernel (bzImage);
+    FLAVOUR adds its fragment and builds in a directory of its own.
     The build's output goes to the user's stderr (minutes of progress).
     Returns the Kernel; Failure when the build fails."""
-    k = prepare(tree, variant, series, log)
+    k = prepare(tree, variant, series, log, flavour)
     cmd = [os.path.join(paths.REPO, "scripts", "build-kernel"), "--variant", variant,
            "--src", k.source, "--out", k.build]
-    if fragment:
-        cmd += ["--fragment", fragment]
+    if flavour:
+        cmd += ["--fragment", paths.flavour_fragment(flavour)]
     r = proc.run(cmd + list(targets), capture="stderr")
     if not r.ok:
         raise proc.Failure(f"build of {k.name} {' '.join(targets) or 'bzImage'} failed (rc {r.rc})")

@@ -9,6 +9,8 @@ the toolkit names in it. Nothing else builds these paths.
                                  directory's base name)
     $WORK/build/TREE-VARIANT-NAME    its build directory (NAME "none":
                                  the tree without a series)
+    $WORK/build/TREE-VARIANT-NAME+FLAVOUR   the same with a configuration
+                                 flavour (scripts/configs/flavour-FLAVOUR.config)
     $OUT (default $WORK/out)     reports
 """
 import os
@@ -17,6 +19,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TREES = ("6.1", "6.12")
 VARIANTS = ("nort", "nort-debug", "rt", "rt-debug")
 SERIES_61 = os.path.join(REPO, "generated-patches", "linux-6.1")
+# Configuration flavours: one further fragment each, merged after the
+# variant's (uniprocessor, ...).
+FLAVOURS = ("up",)
 
 
 def work():
@@ -49,8 +54,13 @@ def worktree(tree, base, series):
     return os.path.join(work(), "worktrees", f"{tree}-{base}-{series_name(series)}")
 
 
-def build_dir(tree, variant, series):
-    return os.path.join(work(), "build", f"{tree}-{variant}-{series_name(series)}")
+def build_dir(tree, variant, series, flavour=""):
+    name = f"{tree}-{variant}-{series_name(series)}" + (f"+{flavour}" if flavour else "")
+    return os.path.join(work(), "build", name)
+
+
+def flavour_fragment(flavour):
+    return os.path.join(REPO, "scripts", "configs", f"flavour-{flavour}.config")
 
 
 def image(build):

@@ -2,9 +2,11 @@
 """Validation boots of 6.1 kernels: what run-validation, run-mutants,
 run-selftests and run-bench-xdp share.
 
-A kernel is named KIND-VARIANT (a Label): KIND pristine (6.1 as imported,
-or the 6.1-rt branch for rt variants) or patched (the same plus a
-series), VARIANT one of nort, nort-debug, rt, rt-debug. A validation
+A kernel is named KIND-VARIANT[+FLAVOUR] (a Label): KIND pristine (6.1 as
+imported, or the 6.1-rt branch for rt variants) or patched (the same plus
+a series), VARIANT one of nort, nort-debug, rt, rt-debug, FLAVOUR a
+configuration flavour (paths.FLAVOURS: "up" is uniprocessor, booted on
+one vCPU). A validation
 boot gives the guest the two hub NICs and the validation directory
 (test programs, coverage list) as the 9p share nbhval, and leaves
 OUTDIR/NAME.json (the BootResult) and OUTDIR/NAME.ktap (nbh-boot's KTAP).
@@ -37,16 +39,20 @@ def outdir():
 class Label:
     kind: str            # pristine | patched
     variant: str         # nort | nort-debug | rt | rt-debug
+    flavour: str = ""    # "" or one of paths.FLAVOURS
 
     @classmethod
     def parse(cls, text):
-        kind, _, variant = text.partition("-")
-        if kind not in KINDS or variant not in paths.VARIANTS:
-            raise proc.BadInput(f"bad kernel {text!r} (pristine|patched)-(nort|rt)[-debug]")
-        return cls(kind, variant)
+        name, _, flavour = text.partition("+")
+        kind, _, variant = name.partition("-")
+        if kind not in KINDS or variant not in paths.VARIANTS or \
+                (flavour and flavour not in paths.FLAVOURS):
+            raise proc.BadInput(f"bad kernel {text!r} (pristine|patched)-(nort|rt)[-debug]"
+                                f"[+{'|'.join(paths.FLAVOURS)}]")
+        return cls(kind, variant, flavour)
 
     def __str__(self):
-        return f"{self.kind}-{self.variant}"
+        return f"{self.kind}-{self.variant}" + (f"+{self.flavour}" if self.flavour else "")
 
     @property
     def patched(self):
@@ -56,16 +62,21 @@ class Label:
     def rt(self):
         return self.variant.startswith("rt")
 
+    @property
+    def cpus(self):
+        return 1 if self.flavour == "up" else 2
+
     def series(self, series):
         return series if self.patched else "none"
 
     def locate(self, series):
-        return kernel.locate(TREE, self.variant, self.series(series))
+        return kernel.locate(TREE, self.variant, self.series(series), self.flavour)
 
     def build(self, series, log=None):
         """The Kernel, built (nbhlib.kernel); Failure when the build fails."""
         (log or proc.Log("validation"))(f"building {self}")
-        return kernel.build(TREE, self.variant, self.series(series), log=log)
+        return kernel.build(TREE, self.variant, self.series(series), flavour=self.flavour,
+                            log=log)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,7 +105,8 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None)
     log = log or proc.Log("validation")
     tests = (("cov-start",) if coverage else ()) + tuple(tests) + \
         (("cov-check",) if coverage else ())
-    guest = boot.Guest(image, tests, expect_rt=label.rt, timeout=settings.timeout,
+    guest = boot.Guest(image, tests, expect_rt=label.rt, cpus=label.cpus,
+                       timeout=settings.timeout,
                        test_timeout=settings.test_timeout,
                        append=boot.params(progs=f"{GUEST_VALDIR}/progs",
                                           covlist=f"{GUEST_VALDIR}/{COVLIST}")
