@@ -41,10 +41,12 @@ all: deps tree
 deps:
 	@scripts/install-deps $(sort $(DEBIAN_PACKAGES))
 
+# 6.12 is imported while 6.1 and its rt branch are (xz and git are
+# single-threaded for most of an import).
 tree: deps
-	@scripts/prepare-tree 6.1
-	@scripts/prepare-rt-tree
-	@scripts/prepare-tree 6.12
+	@scripts/prepare-tree 6.12 & p=$$!; \
+	scripts/prepare-tree 6.1 && scripts/prepare-rt-tree; rc=$$?; \
+	wait $$p || rc=1; exit $$rc
 
 kernel: tree
 	@scripts/kernel $(TREE) $(VARIANT) $(SERIES)
