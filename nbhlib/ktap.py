@@ -62,6 +62,9 @@ class Writer:
         else:
             self.counts["pass" if ok else "fail"] += 1
             tail = f" # {comment}" if comment else ""
+        # "#" starts the directive: a name that holds one (a console
+        # line "CPU#0", a quoted "# comment") would end there.
+        name = " ".join(str(name).replace("#", "").split())
         self._line(f"{'ok' if ok else 'not ok'} {self.n} {name}{tail}")
         return bool(ok)
 
