@@ -10,6 +10,7 @@ to tell an early-exit unlock from the end of a section.
 """
 
 import bisect
+import itertools
 import re
 
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "typeof",
@@ -28,14 +29,45 @@ _BLANK_RE = re.compile(r"""
 _NOT_NL = re.compile(r"[^\n]")
 
 
+def _blanked(m):
+    s = m.group()
+    return _NOT_NL.sub(" ", s) if "\n" in s else " " * len(s)
+
+
 def blank(text):
     """Comments, string and character literals and preprocessor lines
     replaced by spaces; newlines and offsets kept."""
-    return _BLANK_RE.sub(lambda m: _NOT_NL.sub(" ", m.group()), text)
+    return _BLANK_RE.sub(_blanked, text)
 
 
-_BRACKETS = {"{": re.compile(r"[{}]"), "(": re.compile(r"[()]")}
+_CLOSING = {"{": "}", "(": ")"}
 _TOP = re.compile(r"[{};]")
+
+
+def _is_word(c):
+    """c is a character of \\w."""
+    return c.isalnum() or c == "_"
+
+
+def word_finditer(pat, s, pos=0, endpos=None):
+    """pat.finditer(s, pos, endpos) for a pattern that starts with \\b
+    before a word character, given pat without that \\b: its matches at
+    the start of a word.  sre tries a pattern that starts with \\b at
+    every offset; without it, it skips to the characters the pattern can
+    start with."""
+    if endpos is None:
+        endpos = len(s)
+    search = pat.search
+    while True:
+        m = search(s, pos, endpos)
+        if m is None:
+            return
+        i = m.start()
+        if i and _is_word(s[i - 1]):
+            pos = i + 1
+            continue
+        yield m
+        pos = m.end()
 
 
 class Text:
@@ -44,7 +76,9 @@ class Text:
     def __init__(self, text):
         self.raw = text
         self.code = blank(text)
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        # offsets of the line starts: the lengths of the lines, summed
+        self.starts = list(itertools.accumulate(
+            map((1).__add__, map(len, text.split("\n")[:-1])), initial=0))
         # A "/*" left after blank() opens a comment that never ends: the
         # compiler sees no code after it, and its words must not become
         # calls.  unterminated is its line (0: none).
@@ -64,28 +98,40 @@ class Text:
 
     def match(self, off, opening="{", closing="}"):
         """Offset of the bracket closing the one at off, or -1."""
+        # from one bracket to the next with str.find(): a regular
+        # expression match object per bracket cost more
+        code = self.code
+        closing = _CLOSING[opening]
+        find = code.find
         depth = 0
-        pat = _BRACKETS[opening]
-        for m in pat.finditer(self.code, off):
-            if m.group() == opening:
+        o = find(opening, off)
+        c = find(closing, off)
+        while c >= 0:
+            if 0 <= o < c:
                 depth += 1
+                o = find(opening, o + 1)
             else:
                 depth -= 1
                 if depth == 0:
-                    return m.start()
+                    return c
+                c = find(closing, c + 1)
         return -1
 
     def match_back(self, off, opening="(", closing=")"):
-        depth = 0
         code = self.code
-        for i in range(off, -1, -1):
-            c = code[i]
-            if c == closing:
+        rfind = code.rfind
+        depth = 0
+        o = rfind(opening, 0, off + 1)
+        c = rfind(closing, 0, off + 1)
+        while o >= 0:
+            if c > o:
                 depth += 1
-            elif c == opening:
+                c = rfind(closing, 0, c)
+            else:
                 depth -= 1
                 if depth == 0:
-                    return i
+                    return o
+                o = rfind(opening, 0, o)
         return -1
 
 
@@ -219,13 +265,29 @@ def functions(t):
 _BPF_CALL = re.compile(r"^(?:BPF_CALL_\d|BPF_CALL_x)$")
 
 
+_ATTRS = re.compile(r"(?:__acquires|__releases|__must_hold|__attribute__)\s*\(.*\)\s*$", re.S)
+_KIND_BEFORE = re.compile(r"\b(struct|union|enum)\s+\w*\s*$")
+_STATIC = re.compile(r"\bstatic\b")
+_WORD_RUN = re.compile(r"\w+")
+
+
+def _last_word(s):
+    """(offset, word) of what (\\w+)\\s*$ finds in s, or None: the
+    word the string ends with, blanks after it allowed."""
+    r = s.rstrip()
+    m = _WORD_RUN.match(r[::-1])
+    if not m:
+        return None
+    n = len(r) - m.end()
+    return n, r[n:]
+
+
 def _function_header(t, start, brace):
     head = t.code[start:brace]
     # strip trailing attributes such as __acquires(x) or __releases(x)
     stripped = head.rstrip()
-    while True:
-        m = re.search(r"(?:__acquires|__releases|__must_hold|__attribute__)\s*\(.*\)\s*$",
-                      stripped, re.S)
+    while "__" in stripped:
+        m = _ATTRS.search(stripped)
         if not m:
             break
         stripped = stripped[:m.start()].rstrip()
@@ -236,12 +298,21 @@ def _function_header(t, start, brace):
     if open_ < start:
         return None
     before = t.code[start:open_]
-    m = re.search(r"(\w+)\s*$", before)
-    if not m or m.group(1) in KEYWORDS:
+    last = _last_word(before)
+    if not last or last[1] in KEYWORDS:
         return None
-    if re.search(r"=\s*$", before) or re.search(r"\b(struct|union|enum)\s+\w*\s*$", before):
+    at, name = last
+    if before.rstrip().endswith("="):
         return None
-    name = m.group(1)
+    if "struct" in before or "union" in before or "enum" in before:
+        # the word before the name, or the name, is the keyword
+        i = at
+        while i > 0 and before[i - 1].isspace():
+            i -= 1
+        while i > 0 and _is_word(before[i - 1]):
+            i -= 1
+        if _KIND_BEFORE.search(before, i):
+            return None
     params_text = t.code[open_ + 1:close]
     params = _params(params_text)
     if _BPF_CALL.match(name):
@@ -249,41 +320,51 @@ def _function_header(t, start, brace):
         parts = [p.strip() for p in _split_top(params_text)]
         name = parts[0] if parts else name
         params = [parts[k] for k in range(2, len(parts), 2)]
-    prefix = t.code[start:open_]
-    return {"name": name, "line": t.line(start + m.start()),
-            "static": bool(re.search(r"\bstatic\b", prefix)),
-            "init": bool(_INIT_ATTR.search(prefix)),
+    prefix = before
+    return {"name": name, "line": t.line(start + at),
+            "static": "static" in prefix and bool(_STATIC.search(prefix)),
+            "init": "__" in prefix and bool(_INIT_ATTR.search(prefix)),
             "params": params}
+
+
+_SPLIT = re.compile(r"[()\[\]{},]")
 
 
 def _split_top(text):
     if "(" not in text and "[" not in text and "{" not in text:
         return text.split(",") if text.strip() else []
-    parts, depth, cur = [], 0, []
-    for c in text:
-        if c in "([{":
+    # from one bracket or comma to the next (a loop over every character
+    # was most of the time of the lexical call lists)
+    parts, depth, last = [], 0, 0
+    for m in _SPLIT.finditer(text):
+        c = m.group()
+        if c == ",":
+            if depth == 0:
+                i = m.start()
+                parts.append(text[last:i])
+                last = i + 1
+        elif c in "([{":
             depth += 1
-        elif c in ")]}":
-            depth -= 1
-        if c == "," and depth == 0:
-            parts.append("".join(cur))
-            cur = []
         else:
-            cur.append(c)
-    if "".join(cur).strip():
-        parts.append("".join(cur))
+            depth -= 1
+    if text[last:].strip():
+        parts.append(text[last:])
     return parts
+
+
+_FN_PARAM = re.compile(r"\(\s*\*\s*(\w+)\s*\)")
+_PARAM_NAME = re.compile(r"(\w+)\s*(\[[^\]]*\]\s*)*$")
 
 
 def _params(text):
     names = []
     for p in _split_top(text):
         p = p.strip()
-        m = re.search(r"\(\s*\*\s*(\w+)\s*\)", p)   # function pointer
+        m = _FN_PARAM.search(p) if "(" in p else None    # function pointer
         if m:
             names.append(m.group(1))
             continue
-        m = re.search(r"(\w+)\s*(\[[^\]]*\]\s*)*$", p)
+        m = _PARAM_NAME.search(p)
         names.append(m.group(1) if m and p not in ("void", "...") else "")
     return names
 
@@ -293,7 +374,8 @@ def _params(text):
 _PERCPU_DEF = re.compile(
     r"\b(DEFINE|DECLARE)_PER_CPU(\w*)\s*\(\s*([^;]*?)\s*,\s*(\w+)\s*(\[[^\]]*\])?\s*\)")
 _PERCPU_PTR = re.compile(r"\b__percpu\s*\*+\s*(\w+)\s*(?:;|=)")
-_STRUCT = re.compile(r"\b(struct|union)\s+(\w+)\s*(?:__\w+\s*(?:\([^)]*\))?\s*)*\{")
+# \b(struct|union)...: see word_finditer()
+_STRUCT = re.compile(r"(struct|union)\s+(\w+)\s*(?:__\w+\s*(?:\([^)]*\))?\s*)*\{")
 
 
 def percpu_defs(t, dead):
@@ -314,7 +396,7 @@ def structs(t, dead):
     """struct name -> {line, members: {member: [sub-members] or None},
     rt_dead: [member], percpu: {member: type}, pointers: [member]}."""
     out = {}
-    for m in _STRUCT.finditer(t.code):
+    for m in word_finditer(_STRUCT, t.code):
         body = m.end() - 1
         end = t.match(body)
         if end < 0:
@@ -406,7 +488,7 @@ def _depth(code, off):
 _INIT_FIELD = re.compile(r"\.\s*(\w+)\s*=\s*+(?:\(\s*\w[\w\s\*]*+\)\s*+)?&?\s*(\w+)\s*(?=[,}\n])")
 _ASSIGN_FIELD = re.compile(r"(?:->|\.)\s*(\w+)\s*=\s*&?\s*(\w+)\s*;")
 _TOPVAR = re.compile(r"(?:\bstruct\s+(\w+)\s+)?(?:const\s+)?(\w+)\s*(?:\[[^\]]*\])?\s*(?:__\w+\s*)*=\s*\{")
-_TOP_REG = re.compile(r"\b(DEFINE_TIMER|DECLARE_TASKLET|DECLARE_TASKLET_OLD|"
+_TOP_REG = re.compile(r"(DEFINE_TIMER|DECLARE_TASKLET|DECLARE_TASKLET_OLD|"
                       r"DECLARE_TASKLET_DISABLED)\s*\(\s*(\w+)\s*,\s*(\w+)")
 
 
@@ -447,8 +529,10 @@ def fnptrs(t, funcs):
 
 
 def top_registrations(t):
+    if "DEFINE_TIMER" not in t.code and "DECLARE_TASKLET" not in t.code:
+        return []
     return [{"macro": m.group(1), "name": m.group(2), "fn": m.group(3),
-             "line": t.line(m.start())} for m in _TOP_REG.finditer(t.code)]
+             "line": t.line(m.start())} for m in word_finditer(_TOP_REG, t.code)]
 
 
 # File-scope macros that hand a function to process context: initcalls
@@ -461,7 +545,10 @@ _TOP_PROCESS = re.compile(r"^[ \t]*(?:static\s+)?(module_init|module_exit|\w*ini
 def top_process(t):
     """[{macro, fn, line}] for the file-scope process-context registrations."""
     out = []
-    for m in _TOP_PROCESS.finditer(t.code):
+    code = t.code
+    if "initcall" not in code and "module_" not in code and "DECLARE_" not in code:
+        return out
+    for m in _TOP_PROCESS.finditer(code):
         fn = m.group(3) if m.group(1).startswith("DECLARE_") else m.group(2)
         if fn:
             out.append({"macro": m.group(1), "fn": fn, "line": t.line(m.start())})
@@ -473,7 +560,6 @@ def top_process(t):
 _FIELD_CALL = re.compile(r"(?:->|\.)\s*(\w+)\s*\)?\s*\(")
 _PROTO_REF = re.compile(r"&\s*(\w+_proto)\b")
 _LOCAL_CPU = re.compile(r"\b(\w+)\s*=\s*(?:raw_)?(?:smp_processor_id|get_cpu)\s*\(")
-_CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
 _IRQ_COND = re.compile(r"\bif\s*\(\s*((?:(?:in_hardirq|in_irq|irqs_disabled)\s*\(\s*\)"
@@ -486,7 +572,8 @@ def body_facts(t, fn):
     fcalls = [{"field": m.group(1), "line": t.line(base + m.start())}
               for m in _FIELD_CALL.finditer(body)]
     protos = sorted(set(_PROTO_REF.findall(body)))
-    local_cpu = sorted(set(_LOCAL_CPU.findall(body)))
+    local_cpu = (sorted(set(_LOCAL_CPU.findall(body)))
+                 if "smp_processor_id" in body or "get_cpu" in body else [])
     return fcalls, protos, local_cpu
 
 
@@ -494,6 +581,8 @@ def irq_blocks(t, fn):
     """Line ranges of 'if (in_hardirq() || irqs_disabled()) { ... }'
     branches: IRQs are off there whatever the caller did."""
     out = []
+    if t.code.find("irqs_disabled", fn["body"], fn["end_off"]) < 0:
+        return out
     for m in _IRQ_COND.finditer(t.code, fn["body"], fn["end_off"]):
         if "irqs_disabled" not in m.group(1):
             continue
@@ -503,29 +592,46 @@ def irq_blocks(t, fn):
     return out
 
 
+_IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
 def regex_calls(t, fn):
-    """Lexical call list of a function: name, arguments, position."""
+    """Lexical call list of a function: name, arguments, position: what
+    \\b([A-Za-z_]\\w*)\\s*\\( finds in its body, but a name after a
+    member operator (a call through a field: see body_facts())."""
     out = []
-    base = fn["body"]
     code = t.code
-    for m in _CALL_RE.finditer(code, fn["body"], fn["end_off"]):
-        name = m.group(1)
-        if name in KEYWORDS:
-            continue
-        j = m.start() - 1
-        while j > 0 and code[j] in " \t\n":
+    lo, end = fn["body"], fn["end_off"]
+    find, match, line_of, starts = code.find, t.match, t.line, t.starts
+    keywords, ident_start = KEYWORDS, _IDENT_START
+    # from each '(' back to the name before it: '(' is a fast search,
+    # a name is not
+    po = find("(", lo, end)
+    while po >= 0:
+        j = po
+        while j > 0 and code[j - 1].isspace():
             j -= 1
-        if code[j] == "." or (code[j] == ">" and code[j - 1] == "-"):
+        k = j
+        while k > 0 and (code[k - 1].isalnum() or code[k - 1] == "_"):
+            k -= 1
+        here = po
+        po = find("(", po + 1, end)
+        if k == j or k < lo or code[k] not in ident_start:
+            continue
+        name = code[k:j]
+        if name in keywords:
+            continue
+        i = k - 1
+        while i > 0 and code[i] in " \t\n":
+            i -= 1
+        if code[i] == "." or (code[i] == ">" and code[i - 1] == "-"):
             continue        # a call through a field: see body_facts()
-        po = m.end() - 1
-        pc = t.match(po, "(", ")")
+        pc = match(here, "(", ")")
         if pc < 0:
             continue
-        args = [" ".join(a.split()) for a in _split_top(t.code[po + 1:pc])]
-        line = t.line(m.start())
-        out.append({"f": name, "args": args, "line": line,
-                    "col": m.start() - t.starts[line - 1]})
-    del base
+        args = [" ".join(a.split()) for a in _split_top(code[here + 1:pc])]
+        line = line_of(k)
+        out.append({"f": name, "args": args, "line": line, "col": k - starts[line - 1]})
     return out
 
 
@@ -623,8 +729,29 @@ def member_uses(t, var, start_off, end_off):
     return out
 
 
+_INCLUDE = re.compile(r'[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]')
+
+
 def includes(t):
-    return re.findall(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', t.raw, re.M)
+    """What ^[ \\t]*#[ \\t]*include[ \\t]*[<"]([^>"]+)[>"] finds (multi-line):
+    tried at the start of the lines whose first character that is not a
+    blank is '#', found by str.find() (the pattern tried at every offset
+    was slow)."""
+    raw = t.raw
+    out = []
+    pos = 0         # where the scan goes on
+    while True:
+        h = raw.find("#", pos)
+        if h < 0:
+            return out
+        ls = raw.rfind("\n", 0, h) + 1
+        if ls >= pos and not raw[ls:h].strip(" \t"):
+            m = _INCLUDE.match(raw, ls)
+            if m:
+                out.append(m.group(1))
+                pos = m.end()
+                continue
+        pos = h + 1
 
 
 def returns_var(t, var, start_off, end_off):
@@ -644,15 +771,16 @@ _FCALL = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*\)?\s*\(" % _CHAIN)
 _STORE = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*&?\s*([A-Za-z_]\w*)\s*;" % _CHAIN)
 _COPY = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*;"
                    % (_CHAIN, _CHAIN))
-_VAR = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
+# these four start with \b in fact: see word_finditer()
+_VAR = re.compile(r"(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
                   r"([A-Za-z_]\w*)\s*(?=[;,=)\[])")
 # BPF_CALL_2(name, struct T *, arg, ...) and SYSCALL_DEFINEn() headers
-_MACRO_PARAM = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,\s*"
+_MACRO_PARAM = re.compile(r"(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,\s*"
                           r"([A-Za-z_]\w*)\s*(?=[,)])")
-_MEMBER = re.compile(r"\b(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
+_MEMBER = re.compile(r"(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
                      r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*;")
 _PTYPE = re.compile(r"\bBPF_PROG_TYPE_[A-Z0-9_]+\b")
-_EXPORT = re.compile(r"\bEXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL\w*)"
+_EXPORT = re.compile(r"EXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL\w*)"
                      r"\s*\(\s*(\w+)")
 
 
@@ -686,8 +814,11 @@ def _chain_start(code, op, lo):
             return first
 
 
+_MEMBER_SEP = re.compile(r"\s*(?:->|\.)\s*")
+
+
 def split_chain(s):
-    return [x for x in re.split(r"\s*(?:->|\.)\s*", s.strip()) if x]
+    return [x for x in _MEMBER_SEP.split(s.strip()) if x]
 
 
 def typed_facts(t, facts):
@@ -695,11 +826,14 @@ def typed_facts(t, facts):
     'vars', 'fcalls', 'stores', 'copies', 'ptypes', and per file
     'members', 'ptypes', 'exported'."""
     code = t.code
+    ptypes = "BPF_PROG_TYPE_" in code
     for fn in facts["functions"]:
         head = t.offset(fn["line"])
         body, end = fn["body"], fn["end_off"]
-        fn["vars"] = {m.group(2): m.group(1) for m in _MACRO_PARAM.finditer(code, head, body)}
-        fn["vars"].update((m.group(2), m.group(1)) for m in _VAR.finditer(code, head, end))
+        fn["vars"] = {m.group(2): m.group(1)
+                      for m in word_finditer(_MACRO_PARAM, code, head, body)}
+        fn["vars"].update((m.group(2), m.group(1))
+                          for m in word_finditer(_VAR, code, head, end))
         fn["fcalls"] = []
         fn["stores"] = []
         fn["copies"] = []
@@ -734,17 +868,18 @@ def typed_facts(t, facts):
                                          "src": split_chain(cm.group(3)),
                                          "sfield": cm.group(4)})
                     pos = cm.end()
-        fn["ptypes"] = sorted(set(_PTYPE.findall(code, body, end)))
+        fn["ptypes"] = sorted(set(_PTYPE.findall(code, body, end))) if ptypes else []
     members = {}
-    for m in _STRUCT.finditer(code):
+    for m in word_finditer(_STRUCT, code):
         b = m.end() - 1
         e = t.match(b)
         if e > 0:
             members.setdefault(m.group(2), {mm.group(2): mm.group(1)
-                                            for mm in _MEMBER.finditer(code, b + 1, e)})
+                                            for mm in word_finditer(_MEMBER, code, b + 1, e)})
     facts["members"] = members
-    facts["ptypes"] = sorted(set(_PTYPE.findall(code)))
-    facts["exported"] = sorted(set(_EXPORT.findall(code)))
+    facts["ptypes"] = sorted(set(_PTYPE.findall(code))) if ptypes else []
+    facts["exported"] = (sorted({m.group(1) for m in word_finditer(_EXPORT, code)})
+                         if "EXPORT_" in code else [])
     return facts
 
 
@@ -761,7 +896,7 @@ def percpu_macros(t, dead):
     PREEMPT_RT.  An invocation of one is an access (MPLS_INC_STATS(),
     RT_CACHE_STAT_INC(), NEIGH_CACHE_STAT_INC())."""
     out = {}
-    if "define" not in t.raw or not _OP_CALL.search(t.raw):
+    if "define" not in t.raw or "cpu_" not in t.raw or not _OP_CALL.search(t.raw):
         return out
     for m in _DEFINE.finditer(t.raw):
         if t.line(m.start()) in dead:
