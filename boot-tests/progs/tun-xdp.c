@@ -114,8 +114,12 @@ int main(int argc, char **argv)
 	ifr.ifr_flags = IFF_UP;
 	if (ioctl(sk, SIOCSIFFLAGS, &ifr))
 		fail("set tap up");
-	skel = redirect_bpf__open_and_load();
+	skel = redirect_bpf__open();
 	if (!skel)
+		fail("open BPF object");
+	/* A cpumap may not be larger than the kernel's NR_CPUS (1 when !SMP). */
+	if (bpf_map__set_max_entries(skel->maps.cpu_map, libbpf_num_possible_cpus()) ||
+	    redirect_bpf__load(skel))
 		fail("load BPF object");
 	if (bpf_xdp_attach(ifindex, bpf_program__fd(skel->progs.xdp_count),
 			   XDP_FLAGS_DRV_MODE, NULL))

@@ -296,6 +296,9 @@ int main(int argc, char **argv)
 		fail("open BPF object");
 	skel->rodata->target_ifindex = target_ifindex;
 	skel->rodata->nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	/* A cpumap may not be larger than the kernel's NR_CPUS (1 when !SMP). */
+	if (bpf_map__set_max_entries(skel->maps.cpu_map, nr_cpus))
+		fail("size the cpumap");
 	if (redirect_bpf__load(skel))
 		fail("load BPF object");
 	signal(SIGTERM, on_signal);
