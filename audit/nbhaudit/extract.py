@@ -19,16 +19,29 @@ from . import cfacts, warn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COCCI = os.path.join(os.path.dirname(HERE), "facts.cocci")
+# --python: spatch runs the interpreter it is given (else the first
+# python3 in PATH, a pyenv shim here: a second of CPU in shell scripts
+# per spatch process) to find the Python library to load.
 SPATCH_OPTS = ["--very-quiet", "--no-includes", "--include-headers",
-               "--timeout", "120"]
-BATCH = 24          # files per spatch process: progress granularity
+               "--timeout", "120"] + (["--python", "/usr/bin/python3"]
+                                      if os.path.exists("/usr/bin/python3") else [])
+# Files per spatch process: progress granularity.  Each process starts
+# for about a quarter of a second of CPU (the semantic patch, Python).
+BATCH = 64
 JOBS = 2            # the machine has two cores shared by the team
 
 
 # Files that mention per-CPU data go through spatch; the others only feed
-# the call graph and use cfacts.regex_calls().
-PERCPU_TOKENS = re.compile(r"\b(?:this_cpu_\w+|__this_cpu_\w+|raw_cpu_\w+|per_cpu|per_cpu_ptr|"
+# the call graph and use cfacts.regex_calls().  The pattern starts with
+# \b in fact (cfacts.word_finditer()).
+PERCPU_TOKENS = re.compile(r"(?:this_cpu_\w+|__this_cpu_\w+|raw_cpu_\w+|per_cpu|per_cpu_ptr|"
                            r"get_cpu_var|get_cpu_ptr|local_lock_nested_bh)\s*\(")
+
+
+def has_percpu_tokens(text):
+    return next(cfacts.word_finditer(PERCPU_TOKENS, text), None) is not None
+
+
 # The calls facts.cocci matches (keep in sync with its regexp).
 SPATCH_CALLS = re.compile(r"^(?:__this_cpu_|this_cpu_|raw_cpu_|per_cpu$|per_cpu_ptr$|"
                           r"get_cpu_var$|get_cpu_ptr$|local_lock_nested_bh$|local_unlock_nested_bh$)")
@@ -61,13 +74,18 @@ _F_KEYS = {"functions": list, "percpu_defs": list, "percpu_ptr_vars": (list, dic
            "structs": dict, "fnptrs": (list, dict), "top_registrations": (list, dict),
            "rt_dead": list, "includes": list, "lexical": bool, "unparsed": list,
            "extents": list}
-_CALL_KEYS = ("f", "args", "line", "col")
-_FN_KEYS = ("name", "line", "calls")
-_STRUCT_KEYS = ("members", "percpu")
+_CALL_KEYS = frozenset(("f", "args", "line", "col"))
+_FN_KEYS = frozenset(("name", "line", "calls"))
+_STRUCT_KEYS = frozenset(("members", "percpu"))
+_UNPARSED_KEYS = frozenset(("kind", "reason"))
 
 
 def _records(items, keys):
-    return all(isinstance(x, dict) and all(k in x for k in keys) for x in items)
+    """Every item is a dict with these keys (a frozenset)."""
+    for x in items:
+        if not isinstance(x, dict) or not keys <= x.keys():
+            return False
+    return True
 
 
 def valid_entry(layer, digest, got):
@@ -82,7 +100,7 @@ def valid_entry(layer, digest, got):
     return (all(isinstance(got.get(k), t) for k, t in _F_KEYS.items())
             and _records(got["functions"], _FN_KEYS)
             and all(_records(fn["calls"], _CALL_KEYS) for fn in got["functions"])
-            and _records(got["unparsed"], ("kind", "reason")))
+            and _records(got["unparsed"], _UNPARSED_KEYS))
 
 
 class Cache:
@@ -143,12 +161,15 @@ class Cache:
         return None
 
     def put(self, layer, digest, facts):
+        if self.writable:
+            # dumps() uses the C encoder; dump() streams through Python
+            self.put_json(layer, digest, json.dumps(facts, separators=(",", ":")))
+
+    def put_json(self, layer, digest, data):
         if not self.writable:
             return
         try:
-            # dumps() uses the C encoder; dump() streams through Python
-            proc.write_atomic(self._path(layer, digest),
-                              json.dumps(facts, separators=(",", ":")))
+            proc.write_atomic(self._path(layer, digest), data)
         except OSError as e:
             self._unwritable(e)
 
@@ -411,7 +432,7 @@ def extract(tree, relpaths, cache, progress, lexical=False):
     def miss(rel, digest, data):
         text = data.decode("utf-8", "replace")
         texts[rel] = (digest, text)
-        if lexical or not PERCPU_TOKENS.search(text):
+        if lexical or not has_percpu_tokens(text):
             # no per-CPU access here: the lexical call list is enough for
             # the call graph, and spatch would cost a full parse
             spatched[rel] = {"calls": None, "failure": None}
@@ -489,9 +510,9 @@ def extract(tree, relpaths, cache, progress, lexical=False):
                 done += len(b)
                 progress(done, len(first))
                 later.append((b, pool.map_async(_facts_job, [job(r) for r in b], chunksize=4)))
-            results.update(zip(ready, lexical.get()))
+            results.update(zip(ready, map(json.loads, lexical.get())))
             for b, res in later:
-                results.update(zip(b, res.get()))
+                results.update(zip(b, map(json.loads, res.get())))
     else:
         # spatch works on the new files while the cached facts load
         errors = []
@@ -514,16 +535,17 @@ def extract(tree, relpaths, cache, progress, lexical=False):
     jobs = [job(r) for r in rest]
     if len(jobs) > 8:
         with multiprocessing.Pool(JOBS) as pool:
-            results.update(zip(rest, pool.map(_facts_job, jobs, chunksize=8)))
+            results.update(zip(rest, map(json.loads, pool.map(_facts_job, jobs, chunksize=8))))
     else:
-        results.update(zip(rest, map(_facts_job, jobs)))
+        results.update(zip(rest, map(_facts_here, jobs)))
     for rel in rels:
         out[rel] = results[rel]
     return out, need_spatch
 
 
-def _facts_job(job):
-    text, calls, failure, cache, digest = job
+def _facts(job):
+    """The facts of a file."""
+    text, calls, failure = job[:3]
     t, facts = python_facts(text)
     facts = finish(t, facts, calls, failure)
     # struct types of variables, receivers and stores: calls through
@@ -535,9 +557,25 @@ def _facts_job(job):
                         for fn in facts["functions"]]
     for fn in facts["functions"]:
         del fn["body"], fn["end_off"]
-    if failure is None:
-        cache.put("f", digest, facts)
     return facts
+
+
+def _facts_here(job):
+    """_facts() in this process, the cache entry written."""
+    facts = _facts(job)
+    if job[2] is None:
+        job[3].put("f", job[4], facts)
+    return facts
+
+
+def _facts_job(job):
+    """_facts() in a worker, the cache entry written: its JSON text goes
+    back to the main process (json.loads() there costs less than
+    pickling and unpickling the objects)."""
+    data = json.dumps(_facts(job), separators=(",", ":"))
+    if job[2] is None:
+        job[3].put_json("f", job[4], data)
+    return data
 
 
 def progress_printer(quiet, what="files"):
