@@ -16,7 +16,7 @@ class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
                  "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect",
-                 "unmatched")
+                 "unmatched", "names")
 
     def __init__(self, rel, d, dead):
         self.file = rel
@@ -27,6 +27,7 @@ class Fn:
         self.init = d["init"]
         self.params = d["params"]
         self.calls = [c for c in d["calls"] if c["line"] not in dead] if dead else d["calls"]
+        self.names = {c["f"] for c in self.calls}      # the names called
         self.field_calls = ([c for c in d["field_calls"] if c["line"] not in dead]
                             if dead else d["field_calls"])
         self.protos = d["protos"]
@@ -201,13 +202,20 @@ def included_headers(tree, facts):
     """Headers the files include directly (under include/, or next to the
     file), as paths relative to the tree."""
     out = set()
+    found = {}          # (directory, include) -> header or None
     for rel, f in facts.items():
+        d = os.path.dirname(rel)
         for inc in f["includes"]:
-            for cand in (os.path.join("include", inc), os.path.join(os.path.dirname(rel), inc)):
-                cand = os.path.normpath(cand)
-                if cand.endswith(".h") and os.path.isfile(os.path.join(tree, cand)):
-                    out.add(cand)
-                    break
+            key = (d, inc)
+            if key not in found:
+                found[key] = None
+                for cand in (os.path.join("include", inc), os.path.join(d, inc)):
+                    cand = os.path.normpath(cand)
+                    if cand.endswith(".h") and os.path.isfile(os.path.join(tree, cand)):
+                        found[key] = cand
+                        break
+            if found[key]:
+                out.add(found[key])
     return sorted(out)
 
 
@@ -219,6 +227,7 @@ class Audit:
         self.fns = []
         self.graph = None
         self.by_name = collections.defaultdict(list)
+        self._resolved = {}
         self.dead = {}
         for rel, f in sorted(facts.items()):
             dead = set(f["rt_dead"])
@@ -248,8 +257,12 @@ class Audit:
         sections it did not open (htab_unlock_bucket()) closes them."""
         _HELPERS.clear()
         found = {}
+        self.names_called = set()
         for fn in self.fns:
-            if not any(_effect(c["f"]) for c in fn.calls):
+            self.names_called |= fn.names
+        active = {f for f in self.names_called if _effect(f)}
+        for fn in self.fns:
+            if fn.names.isdisjoint(active):
                 continue
             _, snaps = snapshots(fn)
             eff = []
@@ -395,6 +408,15 @@ class Audit:
                                              "file": rel, "line": line}))
 
     def resolve(self, name, rel):
+        """The functions a call of name in file rel reaches (a list the
+        callers only read, memoized)."""
+        key = (name, rel)
+        got = self._resolved.get(key)
+        if got is None:
+            got = self._resolved[key] = self._resolve(name, rel)
+        return got
+
+    def _resolve(self, name, rel):
         fns = self.by_name.get(name)
         if not fns:
             return []
@@ -514,7 +536,10 @@ class Audit:
         def key(fn):
             return (fn.file, fn.line, fn.name)
         for t, cs in self.graph.callers.items():
-            cs.sort(key=lambda x: (key(x[0]), x[1]["line"], x[1].get("col", 0), x[2]))
+            if len(cs) > 1:
+                # key() of the caller, the call's line and column, how
+                cs.sort(key=lambda x: (x[0].file, x[0].line, x[0].name, x[1]["line"],
+                                       x[1].get("col", 0), x[2]))
         self._graph_callees = collections.defaultdict(list)
         for t in sorted(self.graph.callers, key=key):
             for fn, c, _ in self.graph.callers[t]:
@@ -542,8 +567,9 @@ class Audit:
         if self.graph is None:
             self._index_sites()
         else:
+            active = {f for f in self.names_called if _effect(f)}
             for fn in self.fns:
-                fn.has_effect = any(_effect(c["f"]) for c in fn.calls)
+                fn.has_effect = not fn.names.isdisjoint(active)
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):
@@ -767,8 +793,9 @@ class Audit:
         callbacks invoked inside the caller's locked section, such as
         br_nf_push_frag_xmit() under br_nf_dev_queue_xmit()'s lock)."""
         cand = {}
+        locking = K.NESTED_ON | K.ASSERT_HELD
         for fn in self.fns:
-            if not any(c["f"] in K.NESTED_ON or c["f"] in K.ASSERT_HELD for c in fn.calls):
+            if fn.names.isdisjoint(locking):
                 continue
             for t, c in self.callees(fn):
                 if self._site_locks(fn, c):
@@ -932,10 +959,11 @@ class Audit:
         for rel in sorted(self.facts):
             for name, defs in self.facts[rel].get("percpu_macros", {}).items():
                 macros[name].extend(defs)
+        macro_names = set(macros)
         for fn in self.fns:
             if self.facts[fn.file].get("graph_only"):
                 continue
-            calls = (self._expanded(fn, macros) if any(c["f"] in macros for c in fn.calls)
+            calls = (self._expanded(fn, macros) if not fn.names.isdisjoint(macro_names)
                      else fn.calls)
             for c in calls:
                 if c["f"] == "container_of":

@@ -239,6 +239,7 @@ class Graph:
             audit = analyze.Audit(tree, plain, {}, [])
         self.audit = audit
         self.fns = self.audit.fns
+        self._resolved = {}
         self.info = {}
         for rel, f in facts.items():
             ext = {(name, line): (b, e) for name, line, b, e in f["extents"]}
@@ -258,10 +259,15 @@ class Graph:
 
     def resolve(self, name, rel):
         """The audit's resolution; a static inline stub of a header (the
-        !CONFIG_ branch) does not hide the real definition elsewhere."""
-        r = self.audit.resolve(name, rel)
-        if r and all(f.file.endswith(".h") for f in r):
-            r = r + [f for f in self.audit.by_name[name] if not f.static and f not in r]
+        !CONFIG_ branch) does not hide the real definition elsewhere.
+        Memoized: the callers only read the list."""
+        key = (name, rel)
+        r = self._resolved.get(key)
+        if r is None:
+            r = self.audit.resolve(name, rel)
+            if r and all(f.file.endswith(".h") for f in r):
+                r = r + [f for f in self.audit.by_name[name] if not f.static and f not in r]
+            self._resolved[key] = r
         return r
 
     def d(self, fn):
@@ -455,35 +461,40 @@ class Graph:
         self.roots = {}
         runs = []
         skip_args = set(REG_ROOTS) | {"EXPORT_SYMBOL", "EXPORT_SYMBOL_GPL"}
+        by_name, resolve, stores_param = A.by_name, self.resolve, self.stores_param
+        run_names = {f for f in A.names_called if RUN.match(f)}
         for fn in self.fns:
             d = self.d(fn)
+            rel = fn.file
+            runner = RUN.match(fn.name)
             for c in fn.calls:
                 f = c["f"]
-                targets = self.resolve(f, fn.file) if f in A.by_name else []
-                for t in targets:
-                    callers[t].append((fn, c, "direct"))
-                if RUN.match(f) and not RUN.match(fn.name):
+                if f in by_name:
+                    for t in resolve(f, rel):
+                        callers[t].append((fn, c, "direct"))
+                if f in run_names and not runner:
                     runs.append((fn, c))
+                args = c["args"]
                 reg = REG_ROOTS.get(f)
-                if reg and len(c["args"]) > reg[0]:
-                    for t in self.resolve(c["args"][reg[0]].lstrip("&"), fn.file):
+                if reg and len(args) > reg[0]:
+                    for t in resolve(args[reg[0]].lstrip("&"), rel):
                         self.roots.setdefault(t, "%s (%s() in %s)" % (reg[1], f, fn.name))
-                if f in skip_args or not c["args"]:
+                if not args or f in skip_args:
                     continue
-                for i, a in enumerate(c["args"]):
+                for i, a in enumerate(args):
                     a = a.lstrip("&")
-                    if a == f or a not in A.by_name or a in d["vars"] or a in fn.params:
+                    if a == f or a not in by_name or a in d["vars"] or a in fn.params:
                         continue
-                    if (id(c), i) in self.stores_param:
+                    if (id(c), i) in stores_param:
                         continue
-                    if f not in A.by_name and not f.startswith("INDIRECT_CALL"):
+                    if f not in by_name and not f.startswith("INDIRECT_CALL"):
                         # handed to code outside the analysed files
-                        for t in self.resolve(a, fn.file):
+                        for t in resolve(a, rel):
                             self.roots.setdefault(t, "callback passed to %s() in %s()"
                                                   % (f, fn.name))
                             self.passed_by[t].append(fn)
                         continue
-                    for t in self.resolve(a, fn.file):
+                    for t in resolve(a, rel):
                         callers[t].append((fn, c, "passed to %s()" % f))
             for fc in d["fcalls"]:
                 typ = self.rtype(fn, fc["recv"])
