@@ -5,8 +5,10 @@ Every program exits 0 on success, 1 when a check or build failed and 2
 on bad input (a one-line message naming the problem). Raise BadInput or
 Failure anywhere and let main() turn it into the status.
 """
+import concurrent.futures
 import dataclasses
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -123,6 +125,25 @@ class Log:
 
     def error(self, msg):
         print(f"{self.prog}: error: {msg}", file=sys.stderr, flush=True)
+
+
+def map_with(fn, items, slots):
+    """[fn(item, slot) for item in ITEMS], run side by side: one worker
+    per slot of SLOTS (a scratch tree, a worktree), each call holding a
+    slot no other call uses at the same time. Results in ITEMS' order."""
+    free = queue.Queue()
+    for s in slots:
+        free.put(s)
+
+    def one(item):
+        slot = free.get()
+        try:
+            return fn(item, slot)
+        finally:
+            free.put(slot)
+
+    with concurrent.futures.ThreadPoolExecutor(max(1, free.qsize())) as pool:
+        return list(pool.map(one, items))
 
 
 def main(prog, fn, argv=None):
