@@ -55,6 +55,11 @@ wait_line() {
 	return 1
 }
 
+# kconfig_y SYMBOL: whether the running kernel has CONFIG_SYMBOL=y. grep
+# reads all of zcat's output: with grep -q, a match ends grep early and,
+# under pipefail, zcat's SIGPIPE turns the match into a miss.
+kconfig_y() { [[ $(zcat /proc/config.gz | grep -cx "CONFIG_$1=y") != 0 ]]; }
+
 # cov_hits FUNC: hits so far of a converted function that cov-start is
 # recording (summed over CPUs); prints nothing when it is not recorded,
 # so a test can retry until its path really ran.
