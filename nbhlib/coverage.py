@@ -64,7 +64,8 @@ def converted_in(patch):
             name = function_of(line[1:])
             if name:
                 func = name
-            if line[:1] == "+" and MARKER.search(line):
+            code = not line[1:].lstrip().startswith(("*", "/*", "//"))
+            if line[:1] == "+" and code and MARKER.search(line):
                 if func is None:
                     raise proc.BadInput(f"{patch.name}: marker outside a function in "
                                         f"{path}: {line.strip()}")

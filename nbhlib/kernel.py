@@ -55,6 +55,9 @@ def locate(tree, variant, series="none", flavour=""):
     series = "none" if series in (None, "none") else os.path.abspath(series)
     src, base = paths.base_of(tree, variant)
     branch = None
+    if series != "none" and ser.read(series).only not in (None, base):
+        raise proc.BadInput(f"series {paths.series_name(series)} is for the "
+                            f"{ser.read(series).only} trees only, not {tree} {variant}")
     if series not in (None, "none"):
         src = paths.worktree(tree, base, series)
         branch = f"nbh/{tree}-{base}-{paths.series_name(series)}"
@@ -84,10 +87,12 @@ def prepare(tree, variant, series="none", log=None, flavour=""):
     if have != want:
         log(f"applying {len(s.patches)} patches of {s.directory} on {tree} ({base}) in {wt}")
         with tempfile.TemporaryDirectory(prefix="nbh-series.") as snap:
-            for p in s.patches:
-                shutil.copy(p.path, snap)
-            shutil.copy(os.path.join(s.directory, "series"), snap) \
-                if os.path.isfile(os.path.join(s.directory, "series")) else None
+            # A flat copy of the whole stack, numbered: the patches of a
+            # base and of the series on top of it may share names.
+            names = [f"{i:03d}-{p.name}" for i, p in enumerate(s.patches, 1)]
+            for p, name in zip(s.patches, names):
+                shutil.copy(p.path, os.path.join(snap, name))
+            ser.write_listing(snap, names)
             snapshot = ser.read(snap)
             if snapshot.digest() != s.digest():
                 raise proc.Failure(f"{s.directory} changed while it was read")

@@ -11,6 +11,13 @@ comment. A patch that converts data names them on its line:
 (several data are separated by commas; a patch without `datum:` converts
 none: infrastructure, preparation). A directory without a series file
 is read in file-name order, without data.
+
+A series can stack on another: directive lines of its series file
+
+    #: base: ../linux-6.1     the series directory it applies on top of
+    #: only: rt               the trees it is for (rt: the 6.1-rt branch)
+
+make its patches those of the base, then its own; `own` holds its own.
 """
 import dataclasses
 import hashlib
@@ -21,6 +28,8 @@ from . import proc
 
 COVER = "0000-cover-letter.patch"
 DATUM = re.compile(r"\bdatum:\s*([^#]+)")
+DIRECTIVE = re.compile(r"^#:\s*(\w+):\s*(\S+)\s*$")
+ONLY = ("rt",)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +54,10 @@ class Patch:
 @dataclasses.dataclass(frozen=True)
 class Series:
     directory: str
-    patches: tuple
+    patches: tuple          # the whole stack: the base's, then own
+    own: tuple = ()
+    base: "Series | None" = None
+    only: str | None = None  # "rt": applies to the rt trees only
 
     @property
     def name(self):
@@ -120,12 +132,34 @@ def read_entries(listing):
     return entries
 
 
-def read(directory):
+def read_directives(listing):
+    """{key: value} of the `#: key: value` lines of a series file."""
+    found = {}
+    for n, ln in enumerate(open(listing), 1):
+        m = DIRECTIVE.match(ln)
+        if not m:
+            continue
+        key, value = m.groups()
+        if key not in ("base", "only") or key in found:
+            raise proc.BadInput(f"{listing}:{n}: unknown or repeated directive '{key}'")
+        if key == "only" and value not in ONLY:
+            raise proc.BadInput(f"{listing}:{n}: only: {value} (expected {' or '.join(ONLY)})")
+        found[key] = value
+    return found
+
+
+def read(directory, _stack=()):
     """The Series of DIRECTORY; BadInput when it is not one."""
     directory = os.path.abspath(directory)
     if not os.path.isdir(directory):
         raise proc.BadInput(f"series directory {directory} not found")
+    if directory in _stack:
+        raise proc.BadInput(f"series {directory} stacks on itself")
     listing = os.path.join(directory, "series")
+    directives = read_directives(listing) if os.path.isfile(listing) else {}
+    base = None
+    if "base" in directives:
+        base = read(os.path.join(directory, directives["base"]), _stack + (directory,))
     if os.path.isfile(listing):
         entries = read_entries(listing)
     else:
@@ -139,14 +173,17 @@ def read(directory):
         if not os.path.isfile(path):
             raise proc.BadInput(f"{listing}: names missing patch {name}")
         patches.append(read_patch(path, data))
-    return Series(directory, tuple(patches))
+    only = directives.get("only") or (base.only if base else None)
+    below = base.patches if base else ()
+    return Series(directory, below + tuple(patches), tuple(patches), base, only)
 
 
 def write_listing(directory, names, previous=None):
     """Write DIRECTORY/series for the patch NAMES, keeping the datum of a
     name that PREVIOUS (an older series file) annotates."""
     old = dict(read_entries(previous)) if previous and os.path.isfile(previous) else {}
-    lines = []
+    lines = [ln.rstrip("\n") for ln in open(previous) if DIRECTIVE.match(ln)] \
+        if previous and os.path.isfile(previous) else []
     for n in names:
         data = old.get(n)
         lines.append(f"{n}  # datum: {', '.join(data)}" if data else n)
