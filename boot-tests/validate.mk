@@ -106,6 +106,16 @@ config-boots: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
 		--kernels patched-nort-debug+up,patched-rt-debug+up --outdir $(OUT)/config-boots
 
+# The patched rt-debug kernel without the softirq lock: the series
+# generated-patches/linux-6.1-rt-no-bh-lock (PREEMPT_RT_NEEDS_BH_LOCK,
+# not set) on top of the nested-BH series, through every validation
+# test. One more kernel build (about 15 min).
+SERIES_NO_BH_LOCK := generated-patches/linux-6.1-rt-no-bh-lock
+.PHONY: validation-no-bh-lock
+validation-no-bh-lock: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --series $(SERIES_NO_BH_LOCK) \
+		--kernels patched-rt-debug --outdir $(OUT)/validation-no-bh-lock
+
 # Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
 # live frames; prints the medians and their ratio.
 .PHONY: bench-xdp
