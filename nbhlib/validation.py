@@ -19,7 +19,7 @@ from . import boot, coverage, kernel, paths, proc
 
 TREE = "6.1"
 TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
-         "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab")
+         "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock")
 KINDS = ("pristine", "patched")
 # Where the guest mounts the validation directory, and what it finds there.
 GUEST_VALDIR = "/tmp/nbh-val"

@@ -55,10 +55,12 @@ wait_line() {
 	return 1
 }
 
-# kconfig_y SYMBOL: whether the running kernel has CONFIG_SYMBOL=y. grep
+# kconfig_line LINE: whether the running kernel's configuration has LINE;
+# kconfig_y SYMBOL: whether it has CONFIG_SYMBOL=y. grep
 # reads all of zcat's output: with grep -q, a match ends grep early and,
 # under pipefail, zcat's SIGPIPE turns the match into a miss.
-kconfig_y() { [[ $(zcat /proc/config.gz | grep -cx "CONFIG_$1=y") != 0 ]]; }
+kconfig_line() { [[ $(zcat /proc/config.gz | grep -cxF -- "$1") != 0 ]]; }
+kconfig_y() { kconfig_line "CONFIG_$1=y"; }
 
 # cov_hits FUNC: hits so far of a converted function that cov-start is
 # recording (summed over CPUs); prints nothing when it is not recorded,
