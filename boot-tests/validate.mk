@@ -23,7 +23,7 @@ VAL_PROGS := $(WORK)/val/progs
 VAL_SERIES := generated-patches/linux-6.1
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
-VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp
+VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp bh-latency
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -121,6 +121,15 @@ validation-no-bh-lock: progs
 .PHONY: bench-xdp
 bench-xdp: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-xdp
+
+# Pristine 6.1-rt (the softirq lock) vs patched without it (rt, no lock
+# debugging): a high-priority task's BH-disabled send and cyclictest on
+# a CPU that low-priority bulk traffic keeps in BH-disabled sections;
+# medians, p99, maxima and their ratios. Two rt kernel builds.
+DEBIAN_PACKAGES += rt-tests
+.PHONY: bench-latency
+bench-latency: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency
 
 # The tree's own selftests for the converted paths (built by
 # boot-tests/make-selftests: only the BPF objects and helpers they need),

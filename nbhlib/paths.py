@@ -21,7 +21,7 @@ VARIANTS = ("nort", "nort-debug", "rt", "rt-debug")
 SERIES_61 = os.path.join(REPO, "generated-patches", "linux-6.1")
 # Configuration flavours: one further fragment each, merged after the
 # variant's (uniprocessor, ...).
-FLAVOURS = ("up",)
+FLAVOURS = ("up", "hrt")
 
 
 def work():

@@ -146,3 +146,32 @@ def bench_rates(res):
     """The frames/s of bench-xdp.sh's "bench-xdp rate N" lines."""
     return [float(m.group(1)) for ln in res.diag("bench-xdp")
             for m in [re.match(r"rate (\d+(?:\.\d+)?)$", ln)] if m]
+
+
+def latency_figures(res):
+    """{"op"|"wakeup"|"cyclictest": {"n", "median", "p99", "max", "avg"...}}
+    (nanoseconds) of bench-latency.sh's "bh-latency KIND k=v ..." and
+    "cyclictest k=v ..." lines."""
+    out = {}
+    for prefix in ("bh-latency", "cyclictest"):
+        for ln in res.diag(prefix):
+            words = ln.split()
+            kind = words.pop(0) if prefix == "bh-latency" and words else prefix
+            vals = dict(w.split("=", 1) for w in words if "=" in w)
+            if vals and all(v.isdigit() for v in vals.values()):
+                out[kind] = {k: int(v) for k, v in vals.items()}
+    return out
+
+
+def alternate(labels, images, test, rounds, settings, append=(), log=None):
+    """Boot the IMAGES of LABELS in turn, ROUNDS times each, through TEST
+    alone (no coverage): kernels compared in one run share the machine's
+    load. Yields (label, round, BootResult); Failure on a failed boot."""
+    for r in range(rounds):
+        for k in labels:
+            name = f"bench-{test}-{k}-{r}"
+            res = run(name, k, images[k], [test], settings, coverage=False,
+                      append=append, log=log)
+            if res.rc != boot.PASS:
+                raise proc.Failure(f"{name}: boot rc {res.rc} (console {res.console})")
+            yield k, r, res

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latency of a short operation that disables bottom halves, done
+ * periodically by a high-priority task.
+ *
+ *   bh-latency ADDR PORT CPU PRIO COUNT PERIOD_US
+ *
+ * Pins itself to CPU, runs SCHED_FIFO at PRIO with its memory locked,
+ * and COUNT times, every PERIOD_US microseconds (absolute deadlines),
+ * sends one 64-byte UDP datagram to ADDR:PORT: the transmit path runs
+ * under rcu_read_lock_bh(). Prints two lines, in nanoseconds:
+ *
+ *   bh-latency op n=N median=M p99=P max=X
+ *   bh-latency wakeup n=N median=M p99=P max=X
+ *
+ * "op" is the time send() took, "wakeup" how late the task woke up
+ * against its deadline. Exit 2 on bad arguments or a failing system call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static void die(const char *what)
+{
+	fprintf(stderr, "bh-latency: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static long number(const char *s, long min, long max, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max) {
+		fprintf(stderr, "bh-latency: bad %s '%s' (%ld..%ld)\n", what, s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+static int64_t ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void report(const char *what, int64_t *v, long n)
+{
+	qsort(v, n, sizeof(*v), cmp);
+	printf("bh-latency %s n=%ld median=%lld p99=%lld max=%lld\n", what, n,
+	       (long long)v[n / 2], (long long)v[(n * 99) / 100], (long long)v[n - 1]);
+}
+
+int main(int argc, char **argv)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICHOST };
+	struct sched_param sp;
+	struct timespec next, t0, t1;
+	int64_t *op, *wake;
+	char buf[64] = "bh-latency";
+	struct addrinfo *ai;
+	long cpu, count, period, i;
+	cpu_set_t set;
+	int fd;
+
+	if (argc != 7) {
+		fprintf(stderr, "usage: bh-latency ADDR PORT CPU PRIO COUNT PERIOD_US\n");
+		return 2;
+	}
+	cpu = number(argv[3], 0, CPU_SETSIZE - 1, "CPU");
+	sp.sched_priority = number(argv[4], 1, 99, "priority");
+	count = number(argv[5], 1, 10000000, "count");
+	period = number(argv[6], 10, 10000000, "period");
+	if (getaddrinfo(argv[1], argv[2], &hints, &ai)) {
+		fprintf(stderr, "bh-latency: bad address %s port %s\n", argv[1], argv[2]);
+		return 2;
+	}
+	op = calloc(count, sizeof(*op));
+	wake = calloc(count, sizeof(*wake));
+	if (!op || !wake)
+		die("calloc");
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		die("mlockall");
+	fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+	if (fd < 0)
+		die("socket");
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen))
+		die("connect");
+	freeaddrinfo(ai);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler");
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (i = 0; i < count; i++) {
+		next.tv_nsec += period * 1000;
+		while (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (send(fd, buf, sizeof(buf), 0) < 0 && errno != ENOBUFS)
+			die("send");
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		op[i] = ns(&t1) - ns(&t0);
+		wake[i] = ns(&t0) - ns(&next);
+	}
+	report("op", op, count);
+	report("wakeup", wake, count);
+	return 0;
+}
