@@ -16,9 +16,10 @@ class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
                  "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect",
-                 "unmatched", "names")
+                 "unmatched", "names", "d")
 
     def __init__(self, rel, d, dead):
+        self.d = d              # the facts of the function, as extracted
         self.file = rel
         self.name = d["name"]
         self.line = d["line"]
@@ -277,9 +278,11 @@ class Audit:
         for name, effs in found.items():
             if len(effs) == len(self.by_name[name]) and all(e == effs[0] for e in effs):
                 _HELPERS[name] = effs[0]
+        # the snapshots of a function that calls no helper stay right
         for fn in self.fns:
-            fn.snaps = None
-            fn.unmatched = ()
+            if fn.snaps is not None and not fn.names.isdisjoint(_HELPERS):
+                fn.snaps = None
+                fn.unmatched = ()
 
     # --- indexes ----------------------------------------------------------
 
@@ -318,6 +321,8 @@ class Audit:
                 if (typ is None or p["type"] == typ) and (how is None or p["how"] == how):
                     self._entry(fn, reason, rel, p["line"])
         for fn in self.fns:
+            if fn.names.isdisjoint(K.REGISTRATIONS):
+                continue
             for c in fn.calls:
                 reg = K.REGISTRATIONS.get(c["f"])
                 if reg and len(c["args"]) > reg[0]:
@@ -341,6 +346,7 @@ class Audit:
             self.proc_roots.setdefault(fn.id, {"kind": "root", "reason": reason,
                                                "file": rel, "line": line})
         notifier_vars = collections.defaultdict(list)
+        process_calls = set(K.PROCESS_REGISTRATIONS) | set(K.PROCESS_NOTIFIERS)
         for rel, f in sorted(self.facts.items()):
             dead = self.dead[rel]
             for p in f["fnptrs"]:
@@ -363,6 +369,8 @@ class Audit:
                      fn.file, fn.line)
             elif fn.init:
                 root(fn, "__init/__exit code", fn.file, fn.line)
+            if fn.names.isdisjoint(process_calls):
+                continue
             for c in fn.calls:
                 reg = K.PROCESS_REGISTRATIONS.get(c["f"])
                 if reg:
@@ -532,20 +540,25 @@ class Audit:
             return
         from . import context
         self.graph = context.Graph(self.tree, self.facts, None, audit=self)
-        # the graph's targets come from sets: one order for every run
-        def key(fn):
-            return (fn.file, fn.line, fn.name)
+        # the graph's targets come from sets: one order for every run, by
+        # (file, line, name) of the function (rank: equal keys, equal rank)
+        rank = {}
+        for k in sorted({(fn.file, fn.line, fn.name) for fn in self.fns}):
+            rank[k] = len(rank)
+        order = {fn: rank[(fn.file, fn.line, fn.name)] for fn in self.fns}
         for t, cs in self.graph.callers.items():
             if len(cs) > 1:
-                # key() of the caller, the call's line and column, how
-                cs.sort(key=lambda x: (x[0].file, x[0].line, x[0].name, x[1]["line"],
-                                       x[1].get("col", 0), x[2]))
+                # the caller, the call's line and column, how
+                cs.sort(key=lambda x: (order[x[0]], x[1]["line"], x[1].get("col", 0), x[2]))
         self._graph_callees = collections.defaultdict(list)
-        for t in sorted(self.graph.callers, key=key):
+        for t in sorted(self.graph.callers, key=order.__getitem__):
             for fn, c, _ in self.graph.callers[t]:
                 self._graph_callees[fn].append((t, c))
+        stored_in = self.graph.stored_in
         for fn in self.fns:
-            for key in sorted(self.graph.stored_in.get(fn, ()), key=str):
+            if fn not in stored_in:
+                continue
+            for key in sorted(stored_in[fn], key=str):
                 why = K.PROCESS_FIELDS.get(key) or K.PROCESS_FIELDS.get((key[0], None))
                 if why and key[0]:
                     self.proc_roots.setdefault(fn.id, {
@@ -960,11 +973,20 @@ class Audit:
             for name, defs in self.facts[rel].get("percpu_macros", {}).items():
                 macros[name].extend(defs)
         macro_names = set(macros)
+        kinds = {}          # call name -> "ptr", an op_accessor() kind or None
         for fn in self.fns:
             if self.facts[fn.file].get("graph_only"):
                 continue
-            calls = (self._expanded(fn, macros) if not fn.names.isdisjoint(macro_names)
-                     else fn.calls)
+            expand = not fn.names.isdisjoint(macro_names)
+            if not expand and "container_of" not in fn.names:
+                for f in fn.names:
+                    if f not in kinds:
+                        kinds[f] = "ptr" if f in K.PTR_ACCESSORS else K.op_accessor(f)
+                    if kinds[f]:
+                        break
+                else:
+                    continue        # no accessor called here
+            calls = self._expanded(fn, macros) if expand else fn.calls
             for c in calls:
                 if c["f"] == "container_of":
                     datum = self._local_container(c)

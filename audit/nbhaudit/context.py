@@ -240,11 +240,7 @@ class Graph:
         self.audit = audit
         self.fns = self.audit.fns
         self._resolved = {}
-        self.info = {}
-        for rel, f in facts.items():
-            ext = {(name, line): (b, e) for name, line, b, e in f["extents"]}
-            for d in f["functions"]:
-                self.info[(rel, d["name"], d["line"])] = (d, ext.get((d["name"], d["line"])))
+        self._extents = {}
         self.members = {}
         for rel in sorted(facts):
             for s, m in facts[rel]["members"].items():
@@ -270,11 +266,16 @@ class Graph:
             self._resolved[key] = r
         return r
 
-    def d(self, fn):
-        return self.info[(fn.file, fn.name, fn.line)][0]
+    @staticmethod
+    def d(fn):
+        return fn.d
 
     def extent(self, fn):
-        return self.info[(fn.file, fn.name, fn.line)][1]
+        ext = self._extents.get(fn.file)
+        if ext is None:
+            ext = self._extents[fn.file] = {
+                (name, line): (b, e) for name, line, b, e in self.facts[fn.file]["extents"]}
+        return ext.get((fn.name, fn.line))
 
     def text(self, rel):
         if rel not in self._texts:
@@ -314,14 +315,15 @@ class Graph:
         for fn in self.fns:
             d = self.d(fn)
             for s in d["stores"]:
-                typ = self.rtype(fn, s["recv"])
                 v = s["value"]
                 if v in fn.params:
+                    typ = self.rtype(fn, s["recv"])
                     if typ:
                         param_store[fn].append((fn.params.index(v), typ, s["field"]))
                     continue
                 if v not in by_name or v in d["vars"]:
                     continue
+                typ = self.rtype(fn, s["recv"])
                 for t in self.resolve(v, fn.file):
                     if typ:
                         stored[(typ, s["field"])].add(t)
@@ -333,16 +335,25 @@ class Graph:
                     copies.append(((a, c["field"]), (b, c["sfield"])))
         self.stores_param = {}
         # parameters passed on to a storing callee, then functions passed
-        # in: a worklist over the call sites of each storing function
-        sites = collections.defaultdict(list)
-        for fn in self.fns:
-            for c in fn.calls:
-                if c["args"] and c["f"] in by_name:
-                    sites[c["f"]].append((fn, c))
+        # in: a worklist over the call sites of each storing function (the
+        # sites of a name found when it is first needed, in the order of
+        # the functions and of their calls)
+        fns_calling = None
+        sites = {}
         work = list(param_store)
         while work:
             callee = work.pop()
-            for fn, c in sites.get(callee.name, ()):
+            got = sites.get(callee.name)
+            if got is None:
+                if fns_calling is None:
+                    fns_calling = collections.defaultdict(list)
+                    for fn in self.fns:
+                        for name in fn.names:
+                            fns_calling[name].append(fn)
+                got = sites[callee.name] = [(fn, c) for fn in fns_calling.get(callee.name, ())
+                                            for c in fn.calls
+                                            if c["f"] == callee.name and c["args"]]
+            for fn, c in got:
                 if callee not in self.resolve(c["f"], fn.file):
                     continue
                 for i, typ, field in list(param_store.get(callee, ())):
@@ -463,27 +474,38 @@ class Graph:
         skip_args = set(REG_ROOTS) | {"EXPORT_SYMBOL", "EXPORT_SYMBOL_GPL"}
         by_name, resolve, stores_param = A.by_name, self.resolve, self.stores_param
         run_names = {f for f in A.names_called if RUN.match(f)}
+        resolved = self._resolved
         for fn in self.fns:
-            d = self.d(fn)
+            d = fn.d
             rel = fn.file
             runner = RUN.match(fn.name)
             for c in fn.calls:
                 f = c["f"]
                 if f in by_name:
-                    for t in resolve(f, rel):
+                    ts = resolved.get((f, rel))
+                    for t in (ts if ts is not None else resolve(f, rel)):
                         callers[t].append((fn, c, "direct"))
                 if f in run_names and not runner:
                     runs.append((fn, c))
                 args = c["args"]
-                reg = REG_ROOTS.get(f)
-                if reg and len(args) > reg[0]:
-                    for t in resolve(args[reg[0]].lstrip("&"), rel):
-                        self.roots.setdefault(t, "%s (%s() in %s)" % (reg[1], f, fn.name))
-                if not args or f in skip_args:
+                if not args:
+                    continue
+                if f in REG_ROOTS:
+                    reg = REG_ROOTS[f]
+                    if len(args) > reg[0]:
+                        for t in resolve(args[reg[0]].lstrip("&"), rel):
+                            self.roots.setdefault(t, "%s (%s() in %s)" % (reg[1], f, fn.name))
+                if f in skip_args:
                     continue
                 for i, a in enumerate(args):
-                    a = a.lstrip("&")
-                    if a == f or a not in by_name or a in d["vars"] or a in fn.params:
+                    if a not in by_name:
+                        # function names hold no '&': skip lstrip() for most
+                        if a[:1] != "&":
+                            continue
+                        a = a.lstrip("&")
+                        if a not in by_name:
+                            continue
+                    if a == f or a in d["vars"] or a in fn.params:
                         continue
                     if (id(c), i) in stores_param:
                         continue
@@ -519,7 +541,8 @@ class Graph:
                                        % ptype[len("BPF_PROG_TYPE_"):]))
         helpers = set().union(*self.helpers.values()) if self.helpers else set()
         for fn in self.fns:
-            if fn in self.roots or fn in helpers or ("bpf_func_proto", "func") in self.stored_in[fn]:
+            if fn in self.roots or fn in helpers or \
+                    ("bpf_func_proto", "func") in self.stored_in.get(fn, ()):
                 continue        # a BPF helper runs where programs of its types run
             if _SYSCALL.match(fn.name):
                 self.roots[fn] = "system call"
