@@ -8,6 +8,10 @@ TREE_61 := $(WORK)/trees/linux-6.1
 TREE_612 := $(WORK)/trees/linux-6.12
 OUT := $(WORK)/out
 export WORK
+# The series of the patched kernels: the nested-BH series, and on 6.1-RT
+# the stack that drops the softirq lock on top of it.
+SERIES_61 := generated-patches/linux-6.1
+SERIES_NO_BH_LOCK := generated-patches/linux-6.1-rt-no-bh-lock
 
 # Kernel build selection for `make kernel` / `make boot`.
 TREE ?= 6.1

@@ -10,7 +10,7 @@ MAIN_TARGETS += boot-pristine
 
 .PHONY: check-boot check-pristine boot-pristine
 check-boot:
-	@boot-tests/check generated-patches/linux-6.1
+	@boot-tests/check $(SERIES_61) $(SERIES_NO_BH_LOCK)
 
 check-pristine:
 	@boot-tests/check none

@@ -55,12 +55,15 @@ $(VAL_PROGS)/%: boot-tests/progs/%.c | $(VAL_PROGS)
 	gcc $(VAL_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # The main job's step: the series applied with git am, patched nort-debug
-# and rt-debug built and booted through every validation test.
+# and rt-debug built and booted through every validation test. The
+# rt-debug kernel runs without the softirq lock: the series
+# generated-patches/linux-6.1-rt-no-bh-lock (PREEMPT_RT_NEEDS_BH_LOCK,
+# not set) on top of the nested-BH series.
 .PHONY: validation
 MAIN_TARGETS += validation
 validation: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
-		--kernels patched-nort-debug,patched-rt-debug
+		--kernels patched-nort-debug,patched-rt-debug --rt-series $(SERIES_NO_BH_LOCK)
 
 boot-test: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation
@@ -106,15 +109,12 @@ config-boots: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
 		--kernels patched-nort-debug+up,patched-rt-debug+up --outdir $(OUT)/config-boots
 
-# The patched rt-debug kernel without the softirq lock: the series
-# generated-patches/linux-6.1-rt-no-bh-lock (PREEMPT_RT_NEEDS_BH_LOCK,
-# not set) on top of the nested-BH series, through every validation
-# test. One more kernel build (about 15 min).
-SERIES_NO_BH_LOCK := generated-patches/linux-6.1-rt-no-bh-lock
-.PHONY: validation-no-bh-lock
-validation-no-bh-lock: progs
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --series $(SERIES_NO_BH_LOCK) \
-		--kernels patched-rt-debug --outdir $(OUT)/validation-no-bh-lock
+# The patched rt-debug kernel with the softirq lock (the nested-BH series
+# alone), through every validation test. One more kernel build.
+.PHONY: validation-bh-lock
+validation-bh-lock: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
+		--kernels patched-rt-debug --outdir $(OUT)/validation-bh-lock
 
 # Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
 # live frames; prints the medians and their ratio.
