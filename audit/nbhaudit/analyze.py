@@ -24,15 +24,15 @@ class Fn:
         self.name = d["name"]
         self.line = d["line"]
         self.end = d["end"]
-        self.static = d["static"]
-        self.init = d["init"]
+        self.static = d.get("static", False)
+        self.init = d.get("init", False)
         self.params = d["params"]
         self.calls = [c for c in d["calls"] if c["line"] not in dead] if dead else d["calls"]
         self.names = {c["f"] for c in self.calls}      # the names called
-        self.field_calls = ([c for c in d["field_calls"] if c["line"] not in dead]
-                            if dead else d["field_calls"])
-        self.protos = d["protos"]
-        self.local_cpu = set(d["local_cpu"])
+        fcalls = d.get("field_calls", ())
+        self.field_calls = [c for c in fcalls if c["line"] not in dead] if dead else fcalls
+        self.protos = d.get("protos", ())
+        self.local_cpu = set(d.get("local_cpu", ()))
         self.dead = d["line"] in dead
         self.lexical = d.get("lexical_calls", False)
         self.id = "%s:%s" % (rel, d["name"])

@@ -148,7 +148,7 @@ def context_facts(text):
                         for fn in facts["functions"]]
     for fn in facts["functions"]:
         del fn["body"], fn["end_off"]
-    return facts
+    return extract.slim(facts)
 
 
 class Cache(extract.Cache):
@@ -223,6 +223,8 @@ def headers_of(tree, facts, sp):
 
 # --- the graph ----------------------------------------------------------------
 
+_NONE = {}          # the "vars" of a function that declares none: never written
+
 class Graph:
     """The call graph with typed calls through function pointers and BPF
     program runs.  With audit (an analyze.Audit built on facts that hold
@@ -285,7 +287,7 @@ class Graph:
 
     # types of receivers: "q", "tp->ops", "a->ops" ...
     def rtype(self, fn, chain):
-        typ = self.d(fn)["vars"].get(chain[0])
+        typ = fn.d.get("vars", _NONE).get(chain[0])
         for m in chain[1:]:
             if typ is None:
                 return None
@@ -314,14 +316,14 @@ class Graph:
         copies = []
         for fn in self.fns:
             d = self.d(fn)
-            for s in d["stores"]:
+            for s in d.get("stores", ()):
                 v = s["value"]
                 if v in fn.params:
                     typ = self.rtype(fn, s["recv"])
                     if typ:
                         param_store[fn].append((fn.params.index(v), typ, s["field"]))
                     continue
-                if v not in by_name or v in d["vars"]:
+                if v not in by_name or v in d.get("vars", _NONE):
                     continue
                 typ = self.rtype(fn, s["recv"])
                 for t in self.resolve(v, fn.file):
@@ -329,7 +331,7 @@ class Graph:
                         stored[(typ, s["field"])].add(t)
                     else:
                         untyped[s["field"]].add(t)
-            for c in d["copies"]:
+            for c in d.get("copies", ()):
                 a, b = self.rtype(fn, c["recv"]), self.rtype(fn, c["src"])
                 if a and b:
                     copies.append(((a, c["field"]), (b, c["sfield"])))
@@ -445,8 +447,8 @@ class Graph:
         at most three."""
         if c["f"] in RUN_TYPES:
             return RUN_TYPES[c["f"]]
-        if self.d(fn)["ptypes"]:
-            return tuple(self.d(fn)["ptypes"])
+        if fn.d.get("ptypes"):
+            return tuple(fn.d["ptypes"])
         level, seen = [fn], {fn}
         for _ in range(3):
             got = set()
@@ -505,7 +507,7 @@ class Graph:
                         a = a.lstrip("&")
                         if a not in by_name:
                             continue
-                    if a == f or a in d["vars"] or a in fn.params:
+                    if a == f or a in d.get("vars", _NONE) or a in fn.params:
                         continue
                     if (id(c), i) in stores_param:
                         continue
@@ -518,7 +520,7 @@ class Graph:
                         continue
                     for t in resolve(a, rel):
                         callers[t].append((fn, c, "passed to %s()" % f))
-            for fc in d["fcalls"]:
+            for fc in d.get("fcalls", ()):
                 typ = self.rtype(fn, fc["recv"])
                 targets, how = self.field_targets(typ, fc["field"])
                 call = {"f": "->" + fc["field"], "line": fc["line"], "col": fc["col"], "args": []}
