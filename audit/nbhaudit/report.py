@@ -9,7 +9,7 @@ import re
 import subprocess
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
-LEVEL = {"needs-lock": "WARNING", "unknown": "INFO"}
+LEVEL = {"needs-lock": "WARNING", "unknown": "INFO", "not-bh": "INFO"}
 
 
 def summary(findings):
@@ -22,8 +22,18 @@ def summary(findings):
             "per_subsystem": {k: dict(v) for k, v in sorted(per.items())}}
 
 
+def root_chain(chain):
+    """One root chain as a line: the root's reason, then the calls."""
+    return "[%s] %s" % (chain[0].get("root", {}).get("reason", "?"),
+                        " -> ".join(x["function"] + "()" for x in chain))
+
+
 def _ctx(a):
     ev = a.get("evidence", {})
+    if a["context"] in ("init", "remote") and ev.get("roots"):
+        return "%s: %s; its function runs in process context (%d root chain%s, e.g. %s)" % (
+            a["context"], ev.get("note", ""), ev["n_roots"], "" if ev["n_roots"] == 1 else "s",
+            root_chain(ev["roots"][0]))
     if a["context"] == "bh-disabled":
         return "under %s at %s" % (ev.get("section"), ev.get("at"))
     if a["context"] == "softirq":
@@ -80,7 +90,7 @@ def text(doc, f):
         f.write("%s:%d:0-0: %s: per-CPU %s is %s: %s\n" % (
             d["file"], d["line"], level, d["datum"], d["verdict"], d["reason"]))
         for a in merged(d["accesses"]):
-            if a["context"] in ("remote", "init"):
+            if a["context"] in ("remote", "init") and d["verdict"] != "not-bh":
                 continue
             prot = a.get("protection", "none")
             f.write("%s:%d:%d-%d: %s: access in %s()%s, %s; protection: %s%s%s\n" % (

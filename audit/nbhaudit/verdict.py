@@ -5,6 +5,8 @@ protected differently) and one verdict per group."""
 import collections
 import re
 
+from . import knowledge as K
+
 BH_CONTEXTS = ("bh-disabled", "softirq")
 WEAK = ("not-bh", "unknown")
 
@@ -95,7 +97,34 @@ def findings(audit, accesses):
         kind, name = key
         accs = accesses.get(key, [])
         out.extend(_datum_findings(audit, kind, name, accs))
+    for f in out:
+        if f["verdict"] == "not-bh":
+            _root_chains(audit, f)
     return out
+
+
+def _root_chains(audit, f):
+    """A not-bh verdict rests on where each access runs: the root chains
+    of a process-context access are in its evidence already; an access at
+    init or to another CPU's copy gets those of its function too, when
+    every chain of its callers starts at a process-context root.  The
+    finding counts the accesses with a chain ("rooted") and says what the
+    others rest on ("basis": process, init, remote)."""
+    basis = collections.Counter()
+    rooted = 0
+    for a in f["accesses"]:
+        ev = a["evidence"]
+        if a["context"] in ("init", "remote") and "roots" not in ev:
+            fn = audit._fn_of(a)
+            got = audit.prove_process(fn) if fn is not None else None
+            if got and got[0] == "process":
+                ev["roots"] = got[1][:K.MAX_ROOT_CHAINS]
+                ev["n_roots"] = got[2]
+        if ev.get("roots"):
+            rooted += 1
+        basis[a["context"]] += 1
+    f["basis"] = dict(sorted(basis.items()))
+    f["rooted"] = rooted
 
 
 def _lock_members(audit):
