@@ -1302,6 +1302,59 @@ class Audit:
         snap, names = acc["protection"]
         acc["rw"] = self.access_kind(acc, set(names) | {name})
         names = set(names) | {name}
+        kind, detail = self._protection(name, acc, snap, names, lock_members)
+        if kind == "none" and acc["rw"] == "read":
+            used = self._used_after_preemption(acc, names)
+            if used:
+                acc["stale_use"] = used
+        return kind, detail
+
+    _ASSIGNED = re.compile(r"^\s*(?:[\w\s\*]*?\b)?(\w+)\s*(?:\[[^\]]*\])?\s*=[^=]")
+
+    def _used_after_preemption(self, acc, names):
+        """A read whose value is kept in a variable and used after a point
+        where the task can be preempted (the end of a BH-disabled,
+        preempt-disabled or IRQs-off section, a lock that sleeps on
+        PREEMPT_RT, a call that sleeps): where, else None.  A value
+        only tested or used where it is read, or handed straight on, is
+        no stale use."""
+        fn = self._fn_of(acc)
+        if fn is None:
+            return None
+        var = None
+        if not acc.get("member") and acc.get("_target"):
+            var = acc["_target"]
+        else:
+            m = self._ASSIGNED.match(self._line(acc["file"], acc["line"]))
+            if m and m.group(1) not in names:
+                var = m.group(1)
+        if not var:
+            return None
+        point = None
+        use = re.compile(r"\b%s\b" % re.escape(var))
+        for c in fn.calls:
+            if (c["line"], c["col"]) <= (acc["line"], acc.get("col", 0)) or c["line"] == acc["line"]:
+                continue
+            if point is None:
+                if K.preemption_point(c["f"]):
+                    point = c
+                continue
+            if any(use.search(a) for a in c["args"]):
+                return "%s used at line %d, after %s() at line %d" % (
+                    var, c["line"], point["f"], point["line"])
+        if point is None:
+            return None
+        t, funcs = self.text(fn.file)
+        f = funcs.get(fn.name)
+        if not f:
+            return None
+        for ln in range(point["line"] + 1, t.line(f["end_off"]) + 1):
+            if use.search(self._line(fn.file, ln)):
+                return "%s used at line %d, after %s() at line %d" % (
+                    var, ln, point["f"], point["line"])
+        return None
+
+    def _protection(self, name, acc, snap, names, lock_members):
 
         def related(items):
             return [it for it in items if _words(it[2]) & names]

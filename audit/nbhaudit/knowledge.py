@@ -316,6 +316,20 @@ def trylock(name):
 
 # Locks that sleep on PREEMPT_RT: taken inside a preempt_disable()
 # section they are a bug there (and the section needs another lock).
+# Calls after which the task may have been preempted: the end of a
+# BH-disabled, preempt-disabled or IRQs-off section, a lock that sleeps on
+# PREEMPT_RT, a call that sleeps.
+SLEEPS = {"schedule", "cond_resched", "might_sleep", "msleep", "usleep_range", "ssleep",
+          "synchronize_rcu", "synchronize_net", "wait_for_completion", "flush_work",
+          "cancel_work_sync", "rtnl_lock"}
+
+
+def preemption_point(name):
+    return (name in SLEEPS or bh_off(name) or name in PREEMPT_OFF or name in IRQ_OFF
+            or name in LOCAL_OFF or name in NESTED_OFF or sleeping_lock(name)
+            or name.startswith("wait_event"))
+
+
 def sleeping_lock(name):
     if name.startswith("raw_") or name.startswith("arch_") or "unlock" in name:
         return False

@@ -30,9 +30,13 @@ def judge(accs, rt_note):
     bh = [a for a in live if a["context"] in BH_CONTEXTS]
     bad = [a for a in bh if _bad(a)]
     # A load of a member nothing writes after init (a watermark, a
-    # configuration value) races with nothing.
+    # configuration value) races with nothing; a load that is written
+    # elsewhere is exposed only when its value is used after a point where
+    # the task can be preempted (stale_use): a test where it is read, or a
+    # value handed straight on, is not.
     written = {_mkey(a) for a in live if a.get("rw") != "read"}
-    bad = [a for a in bad if a.get("rw") != "read" or _mkey(a) in written]
+    bad = [a for a in bad if a.get("rw") != "read" or
+           (_mkey(a) in written and a.get("stale_use"))]
     if bad:
         a = bad[0]
         pre = [x for x in bad if x["protection"] == "preempt-only"]
@@ -53,6 +57,8 @@ def judge(accs, rt_note):
                                     "get_cpu*()) with no lock that sleeps on PREEMPT_RT inside, "
                                     "e.g. in %s() (%s:%d); protections: %s"
                                     % (a["function"], a["file"], a["line"], ", ".join(kinds)))
+        kinds = [k if k != "none" else "none (reads whose value is not used after a "
+                 "preemption point)" for k in kinds]
         return "safe", "BH-context accesses are protected: %s" % ", ".join(kinds)
     if not live:
         if rt_note:
