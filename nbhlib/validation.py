@@ -166,12 +166,14 @@ def latency_figures(res):
 def alternate(labels, images, test, rounds, settings, append=(), log=None):
     """Boot the IMAGES of LABELS in turn, ROUNDS times each, through TEST
     alone (no coverage): kernels compared in one run share the machine's
-    load. Yields (label, round, BootResult); Failure on a failed boot."""
+    load. Yields (label, round, BootResult); Failure when TEST fails or
+    the kernel splats (beyond boot-tests/known-splats)."""
     for r in range(rounds):
         for k in labels:
             name = f"bench-{test}-{k}-{r}"
             res = run(name, k, images[k], [test], settings, coverage=False,
                       append=append, log=log)
-            if res.rc != boot.PASS:
-                raise proc.Failure(f"{name}: boot rc {res.rc} (console {res.console})")
+            if res.outcomes.get(test) != "ok" or res.unknown_splats:
+                raise proc.Failure(f"{name}: {test} {res.outcomes.get(test, 'no result')}, "
+                                   f"{len(res.unknown_splats)} splat(s) (console {res.console})")
             yield k, r, res

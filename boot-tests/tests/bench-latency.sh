@@ -4,12 +4,15 @@
 # on its CPU. On CPU 0 a SCHED_FIFO task sends one UDP datagram through
 # a dummy device of its own namespace every nbh.lat_period microseconds
 # (bh-latency), while two low-priority senders on the same CPU push bulk
-# UDP through a veth pair into a namespace whose nftables input chain
-# evaluates nbh.lat_rules rules per packet: long BH-disabled sections,
-# the receive path running in the senders' local_bh_enable(). With the
-# softirq lock the high-priority send waits for them; without it, it
-# does not. Then cyclictest under the same load. Prints the
-# "bh-latency op|wakeup ..." lines and one "cyclictest ..." line.
+# UDP through a veth pair whose egress tc classifier chain holds
+# nbh.lat_rules flower filters, one priority each: each packet's
+# __dev_queue_xmit() walks them with BH disabled, in the senders'
+# context. The receive side goes to the other CPU (RPS) and its nftables
+# input chain, so that the senders leave no NET_RX work pending on CPU 0
+# for the high-priority task's own local_bh_enable() to run. With the
+# softirq lock the high-priority send waits for the senders' sections;
+# without it, it does not. Then cyclictest under the same load. Prints
+# the "bh-latency op|wakeup ..." lines and one "cyclictest ..." line.
 . "$(dirname "$0")/val-lib.sh"
 
 count=$(param nbh.lat_count)
@@ -17,7 +20,7 @@ period=$(param nbh.lat_period)
 rules=$(param nbh.lat_rules)
 count=${count:-5000} period=${period:-1000} rules=${rules:-500}
 secs=$((count * period / 1000000 + 3))
-echo "period ${period} us, ${count} samples, ${rules} nftables rules per packet"
+echo "period ${period} us, ${count} samples, ${rules} tc filters and nftables rules per packet"
 
 netns hp la lb
 ip -n hp link add d0 type dummy
@@ -37,6 +40,13 @@ in_ns lb ip link set b0 up
 	echo "  }"
 	echo "}"
 } | in_ns lb nft -f -
+in_ns la tc qdisc add dev a0 clsact
+for ((i = 0; i < rules; i++)); do
+	echo "filter add dev a0 egress prio $((i + 1)) protocol ip flower ip_proto udp dst_port $((20000 + i))"
+done | in_ns la tc -batch -
+if ((NCPUS > 1)) && kconfig_y RPS; then
+	in_ns lb sh -c "echo 2 >/sys/class/net/b0/queues/rx-0/rps_cpus"
+fi
 
 load() {
 	local w
