@@ -47,6 +47,16 @@ class Fn:
 _WORD = re.compile(r"\w+")
 
 
+def function_arg(arg, by_name):
+    """The function an argument names (`fn` or `&fn`), or None."""
+    if arg in by_name:
+        return arg
+    # function names hold no '&': skip lstrip() for most
+    if arg[:1] == "&" and arg.lstrip("&") in by_name:
+        return arg.lstrip("&")
+    return None
+
+
 def _words(s):
     return set(re.findall(r"\w+", s))
 
@@ -477,14 +487,8 @@ class Audit:
                             edges.append((last[-1], c, False))
                     if f not in deferral:
                         for a in args:
-                            # function names hold no '&': skip lstrip() for most
-                            if a not in by_name:
-                                if a[:1] != "&":
-                                    continue
-                                a = a.lstrip("&")
-                                if a not in by_name:
-                                    continue
-                            if a != f:
+                            a = function_arg(a, by_name)
+                            if a is not None and a != f:
                                 arg_sites[a].append((fn, c))
                                 edges.append((a, c, True))
             for fc in fn.field_calls:

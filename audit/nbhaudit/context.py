@@ -500,14 +500,8 @@ class Graph:
                 if f in skip_args:
                     continue
                 for i, a in enumerate(args):
-                    if a not in by_name:
-                        # function names hold no '&': skip lstrip() for most
-                        if a[:1] != "&":
-                            continue
-                        a = a.lstrip("&")
-                        if a not in by_name:
-                            continue
-                    if a == f or a in d.get("vars", _NONE) or a in fn.params:
+                    a = analyze.function_arg(a, by_name)
+                    if a is None or a == f or a in d.get("vars", _NONE) or a in fn.params:
                         continue
                     if (id(c), i) in stores_param:
                         continue
