@@ -41,6 +41,6 @@ MAIN_TARGETS += audit
 check-context:
 	mkdir -p $(AUDIT_OUT)
 	$(PY) $(AUDIT_DIR)/tests/check-context --pristine $(TREE_61) \
-		--series generated-patches/linux-6.1 --out $(AUDIT_OUT)
+		--series $(SERIES_61) --out $(AUDIT_OUT)
 
 CHECK_TARGETS += check-context

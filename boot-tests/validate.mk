@@ -20,7 +20,6 @@
 # Results (tables, per-run KTAP, coverage hit counts) go to $(OUT)/validation.
 
 VAL_PROGS := $(WORK)/val/progs
-VAL_SERIES := generated-patches/linux-6.1
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp bh-latency

@@ -9,7 +9,6 @@
 #   make series-6.1-export   regenerate the patch files from branch
 #                            series-6.1 of $(TREE_61) (maintainer use)
 
-SERIES_61_DIR := generated-patches/linux-6.1
 SERIES_61_BRANCH := series-6.1
 
 .PHONY: check-series bench-bloat series-6.1-export
@@ -56,13 +55,13 @@ series-6.1-export:
 	$(PY) -c 'import sys; p, src = sys.argv[1:]; t = open(p).read(); \
 		s, b = open(src).read().split("\n", 1); \
 		t = t.replace("*** SUBJECT HERE ***", s).replace("*** BLURB HERE ***\n", b.lstrip("\n")); \
-		open(p, "w").write(t)' "$$tmp/0000-cover-letter.patch" $(SERIES_61_DIR)/cover-letter.in; \
+		open(p, "w").write(t)' "$$tmp/0000-cover-letter.patch" $(SERIES_61)/cover-letter.in; \
 	$(PY) -c 'import sys; sys.path.insert(0, "."); from nbhlib import series; \
 		series.write_listing(sys.argv[1], sys.argv[3:], previous=sys.argv[2])' \
-		"$$tmp" $(SERIES_61_DIR)/series $$(cd "$$tmp" && ls 0*.patch | grep -v '^0000-'); \
-	rm -f $(SERIES_61_DIR)/0*.patch; \
-	mv "$$tmp"/0*.patch "$$tmp/series" $(SERIES_61_DIR)/; \
-	log "exported $$(wc -l <$(SERIES_61_DIR)/series) patches to $(SERIES_61_DIR)"
+		"$$tmp" $(SERIES_61)/series $$(cd "$$tmp" && ls 0*.patch | grep -v '^0000-'); \
+	rm -f $(SERIES_61)/0*.patch; \
+	mv "$$tmp"/0*.patch "$$tmp/series" $(SERIES_61)/; \
+	log "exported $$(wc -l <$(SERIES_61)/series) patches to $(SERIES_61)"
 
 # Every #ifdef / IS_ENABLED() branch the series adds or changes, compiled
 # with its symbol flipped alone in nort-debug and rt-debug

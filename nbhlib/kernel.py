@@ -55,10 +55,11 @@ def locate(tree, variant, series="none", flavour=""):
     series = "none" if series in (None, "none") else os.path.abspath(series)
     src, base = paths.base_of(tree, variant)
     branch = None
-    if series != "none" and ser.read(series).only not in (None, base):
-        raise proc.BadInput(f"series {paths.series_name(series)} is for the "
-                            f"{ser.read(series).only} trees only, not {tree} {variant}")
-    if series not in (None, "none"):
+    if series != "none":
+        only = ser.read(series).only
+        if only not in (None, base):
+            raise proc.BadInput(f"series {paths.series_name(series)} is for the "
+                                f"{only} trees only, not {tree} {variant}")
         src = paths.worktree(tree, base, series)
         branch = f"nbh/{tree}-{base}-{paths.series_name(series)}"
     return Kernel(tree, variant, series, src, paths.build_dir(tree, variant, series, flavour),

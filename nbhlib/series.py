@@ -17,7 +17,7 @@ A series can stack on another: directive lines of its series file
     #: base: ../linux-6.1     the series directory it applies on top of
     #: only: rt               the trees it is for (rt: the 6.1-rt branch)
 
-make its patches those of the base, then its own; `own` holds its own.
+make its patches those of the base, then its own.
 """
 import dataclasses
 import hashlib
@@ -54,9 +54,7 @@ class Patch:
 @dataclasses.dataclass(frozen=True)
 class Series:
     directory: str
-    patches: tuple          # the whole stack: the base's, then own
-    own: tuple = ()
-    base: "Series | None" = None
+    patches: tuple          # the whole stack: the base's, then its own
     only: str | None = None  # "rt": applies to the rt trees only
 
     @property
@@ -175,7 +173,7 @@ def read(directory, _stack=()):
         patches.append(read_patch(path, data))
     only = directives.get("only") or (base.only if base else None)
     below = base.patches if base else ()
-    return Series(directory, below + tuple(patches), tuple(patches), base, only)
+    return Series(directory, below + tuple(patches), only)
 
 
 def write_listing(directory, names, previous=None):
