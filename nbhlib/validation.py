@@ -149,7 +149,7 @@ def bench_rates(res):
 
 
 def latency_figures(res):
-    """{"op"|"wakeup"|"cyclictest": {"n", "median", "p99", "max", "avg"...}}
+    """{"op"|"wakeup"|"cyclictest": {"n", "median", "p99", "max"}}
     (nanoseconds) of bench-latency.sh's "bh-latency KIND k=v ..." and
     "cyclictest k=v ..." lines."""
     out = {}
