@@ -5,7 +5,9 @@
 # has no symbol). Fails if any function with a symbol has zero hits,
 # unless boot-tests/coverage/unreachable names it with its reason (as
 # "pristine:FUNCTION" when only a kernel without the series cannot reach
-# it; run-validation passes nbh.patched=1 for patched kernels).
+# it; run-validation passes nbh.patched=1 for patched kernels), or
+# boot-tests/coverage/inlined names a caller it may be inlined into and
+# that caller ran (the credit is printed on the line).
 . "$(dirname "$0")/val-lib.sh"
 T=/sys/kernel/tracing
 state=/tmp/nbh-cov
@@ -26,10 +28,13 @@ while read -r func; do
 	n=${hits[$func]:-0}
 	reason=$(awk -v f="$func" -v p="$pristine$func" '$1 == f || $1 == p {
 		$1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
+	caller=$(awk -v f="$func" '$1 == f {print $2; exit}' "$state/callers")
 	if ((n > 0)); then
 		echo "coverage $func $n"
 	elif [[ -n $reason ]]; then
 		echo "coverage $func 0 # unreachable here: $reason"
+	elif [[ -n $caller ]] && ((${hits[$caller]:-0} > 0)); then
+		echo "coverage $func 0 # inlined into $caller here, which ran ${hits[$caller]} times"
 	else
 		echo "coverage $func 0 # NEVER RAN"
 		zero=$((zero + 1))

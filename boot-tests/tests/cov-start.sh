@@ -4,18 +4,22 @@
 # series (boot-tests/make-coverage-list, passed as nbh.covlist=). Each
 # function ftrace can trace goes to the function profiler; one that has
 # a symbol but no ftrace site gets a kprobe; one with neither was
-# inlined and is recorded as such. cov-check reads the counts at the end.
+# inlined and is recorded as such. A function that some builds inline
+# into a caller (boot-tests/coverage/inlined) also has that caller
+# profiled, for cov-check to credit. cov-check reads the counts at the end.
 # The exit trap of val-lib.sh only cleans namespaces, which this has none.
 . "$(dirname "$0")/val-lib.sh"
 list=$(param nbh.covlist)
 T=/sys/kernel/tracing
 state=/tmp/nbh-cov
+inlined=${NBH_TESTDIR:?}/../coverage/inlined
 [[ -f $list ]] || { echo "no coverage list '$list' (nbh.covlist=)"; exit 1; }
 [[ -f $T/function_profile_enabled ]] || { echo "no function profiler in this kernel"; exit 1; }
 mkdir -p "$state"
 : >"$state/ftrace"
 : >"$state/kprobe"
 : >"$state/inlined"
+: >"$state/callers"
 awk '{print $1}' "$T/available_filter_functions" | sort -u >"$state/traceable"
 awk '$2 ~ /^[tT]$/ {print $3}' /proc/kallsyms | sort -u >"$state/symbols"
 while read -r func _; do
@@ -27,12 +31,18 @@ while read -r func _; do
 		echo "$func" >>"$state/inlined"
 	fi
 done < <(sort -u "$list")
+while read -r func caller _; do
+	[[ -z $func || $func == \#* ]] && continue
+	grep -qxF "$func" "$state/ftrace" "$state/kprobe" || continue
+	grep -qxF "$caller" "$state/traceable" && echo "$func $caller" >>"$state/callers"
+done <"$inlined"
 sort -u -o "$state/ftrace" "$state/ftrace"
-cat "$state/ftrace" >"$T/set_ftrace_filter"
+sort -u "$state/ftrace" <(awk '{print $2}' "$state/callers") >"$T/set_ftrace_filter"
 echo 1 >"$T/function_profile_enabled"
 while read -r func; do
 	echo "p:nbhcov/$func $func" >>"$T/kprobe_events"
 done <"$state/kprobe"
 [[ -s $state/kprobe ]] && echo 1 >"$T/events/nbhcov/enable"
 echo "profiling $(wc -l <"$state/ftrace") functions, kprobes on $(wc -l <"$state/kprobe")," \
-	"$(wc -l <"$state/inlined") inlined (no symbol)"
+	"$(wc -l <"$state/inlined") inlined (no symbol), $(wc -l <"$state/callers") caller(s) of" \
+	"functions some builds inline"
