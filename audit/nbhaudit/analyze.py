@@ -235,6 +235,9 @@ class Audit:
         self.tree = tree
         self.facts = facts
         self.paths = paths
+        # the source files read, for memo.put(): {relpath: "functions"
+        # (only the text of its functions, offsets from its start) or "file"}
+        self.read = {}
         self.fns = []
         self.graph = None
         self.by_name = collections.defaultdict(list)
@@ -908,6 +911,7 @@ class Audit:
 
     def text(self, rel):
         if rel not in self._texts:
+            self.read.setdefault(rel, "functions")
             with open(os.path.join(self.tree, rel), errors="replace") as f:
                 t = cfacts.Text(f.read())
             extents = self.facts[rel].get("extents")
@@ -1410,6 +1414,7 @@ class Audit:
         blanked text of the file is needed)."""
         lines = self._raw_lines.get(rel)
         if lines is None:
+            self.read.setdefault(rel, "functions")
             with open(os.path.join(self.tree, rel), errors="replace") as f:
                 lines = self._raw_lines[rel] = f.read().split("\n")
         return lines[line - 1] if 0 < line <= len(lines) else ""

@@ -281,6 +281,7 @@ class Graph:
 
     def text(self, rel):
         if rel not in self._texts:
+            self.audit.read.setdefault(rel, "functions")
             with open(os.path.join(self.tree, rel), errors="replace") as f:
                 self._texts[rel] = cfacts.Text(f.read())
         return self._texts[rel]
@@ -401,6 +402,7 @@ class Graph:
         """Helper Fn -> [(program type)], and program type -> helpers."""
         types = {}
         for rel in ("include/linux/bpf_types.h",):
+            self.audit.read[rel] = "file"
             p = os.path.join(self.tree, rel)
             if os.path.isfile(p):
                 for m in re.finditer(r"BPF_PROG_TYPE\(\s*(BPF_PROG_TYPE_\w+)\s*,\s*(\w+)\s*,",

@@ -120,6 +120,8 @@ class Cache:
             "f": _version(extractor),
         }
         self.corrupt = []
+        # {digest: SHA-1 of the JSON text} of the "f" entries read
+        self.sums = {}
         self.writable = True
         try:
             os.makedirs(root, exist_ok=True)
@@ -145,9 +147,12 @@ class Cache:
     def get(self, layer, digest):
         path = self._path(layer, digest)
         try:
-            with open(path) as f:
-                got = json.load(f)
+            with open(path, "rb") as f:
+                data = f.read()
+            got = json.loads(data)
             if valid_entry(layer, digest, got):
+                if layer == "f":
+                    self.sums[digest] = hashlib.sha1(data).hexdigest()
                 return got
         except OSError:
             return None         # no entry (or none readable): a miss
@@ -422,13 +427,20 @@ def _derive(t, fn, c):
     c["returned"] = cfacts.returns_var(t, var, off, fn["end_off"])
 
 
-def extract(tree, relpaths, cache, progress, lexical=False):
+def extract(tree, relpaths, cache, progress, lexical=False, sums=None):
     """({relpath: facts} for every file, [relpaths spatch ran on]); spatch
     runs only on files whose content it has not seen, while the cached
     facts of the others load.  lexical: no spatch at all (headers read
-    for the call graph only)."""
+    for the call graph only).  sums, a dict, receives {relpath: SHA-1 of
+    the JSON text of its facts} (what they are, whatever the file's
+    content: see memo.py)."""
     out, texts, need_spatch, spatched = {}, {}, [], {}
     raw = {}
+    sums = {} if sums is None else sums
+
+    def decoded(rel, data):
+        sums[rel] = hashlib.sha1(data.encode()).hexdigest()
+        return json.loads(data)
 
     def miss(rel, digest, data):
         text = data.decode("utf-8", "replace")
@@ -472,6 +484,7 @@ def extract(tree, relpaths, cache, progress, lexical=False):
             facts = cache.get("f", digest)
             if facts is not None:
                 out[rel] = facts
+                sums[rel] = cache.sums[digest]
                 continue
             with open(os.path.join(tree, rel), "rb") as f:   # corrupt entry
                 miss(rel, digest, f.read())
@@ -511,9 +524,9 @@ def extract(tree, relpaths, cache, progress, lexical=False):
                 done += len(b)
                 progress(done, len(first))
                 later.append((b, pool.map_async(_facts_job, [job(r) for r in b], chunksize=4)))
-            results.update(zip(ready, map(json.loads, lexical.get())))
+            results.update(zip(ready, map(decoded, ready, lexical.get())))
             for b, res in later:
-                results.update(zip(b, map(json.loads, res.get())))
+                results.update(zip(b, map(decoded, b, res.get())))
     else:
         # spatch works on the new files while the cached facts load
         errors = []
@@ -536,9 +549,9 @@ def extract(tree, relpaths, cache, progress, lexical=False):
     jobs = [job(r) for r in rest]
     if len(jobs) > 8:
         with multiprocessing.Pool(JOBS) as pool:
-            results.update(zip(rest, map(json.loads, pool.map(_facts_job, jobs, chunksize=8))))
+            results.update(zip(rest, map(decoded, rest, pool.map(_facts_job, jobs, chunksize=8))))
     else:
-        results.update(zip(rest, map(_facts_here, jobs)))
+        results.update(zip(rest, map(decoded, rest, map(_facts_job, jobs))))
     for rel in rels:
         out[rel] = results[rel]
     return out, need_spatch
@@ -577,18 +590,11 @@ def _facts(job):
     return slim(facts)
 
 
-def _facts_here(job):
-    """_facts() in this process, the cache entry written."""
-    facts = _facts(job)
-    if job[2] is None:
-        job[3].put("f", job[4], facts)
-    return facts
-
-
 def _facts_job(job):
-    """_facts() in a worker, the cache entry written: its JSON text goes
-    back to the main process (json.loads() there costs less than
-    pickling and unpickling the objects)."""
+    """_facts() in a worker (or in this process for a few files), the
+    cache entry written: its JSON text goes back to the main process
+    (json.loads() there costs less than pickling and unpickling the
+    objects)."""
     data = json.dumps(_facts(job), separators=(",", ":"))
     if job[2] is None:
         job[3].put_json("f", job[4], data)
