@@ -50,7 +50,7 @@ $(VAL_PROGS)/xdp-redirect $(VAL_PROGS)/tun-xdp: $(VAL_PROGS)/%: boot-tests/progs
 		$(VAL_PROGS)/redirect.skel.h
 	gcc $(VAL_CFLAGS) -I$(VAL_PROGS) -o $@.tmp $< -lbpf -lpthread && mv $@.tmp $@
 
-$(VAL_PROGS)/%: boot-tests/progs/%.c | $(VAL_PROGS)
+$(VAL_PROGS)/%: boot-tests/progs/%.c boot-tests/progs/prog.h | $(VAL_PROGS)
 	gcc $(VAL_CFLAGS) -o $@.tmp $< && mv $@.tmp $@
 
 # The main job's step: the series applied with git am, patched nort-debug

@@ -34,25 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "bh-latency: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
-
-static long number(const char *s, long min, long max, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max) {
-		fprintf(stderr, "bh-latency: bad %s '%s' (%ld..%ld)\n", what, s, min, max);
-		exit(2);
-	}
-	return v;
-}
+#define PROG "bh-latency"
+#include "prog.h"
 
 static int64_t ns(const struct timespec *t)
 {

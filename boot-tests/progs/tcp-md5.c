@@ -24,11 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "tcp-md5: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
+#define PROG "tcp-md5"
+#include "prog.h"
 
 static struct sockaddr_in addr_of(const char *a, const char *port)
 {

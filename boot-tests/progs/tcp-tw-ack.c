@@ -27,11 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static void die(const char *what)
-{
-	fprintf(stderr, "tcp-tw-ack: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
+#define PROG "tcp-tw-ack"
+#include "prog.h"
 
 static struct sockaddr_in lo(int port)
 {

@@ -24,17 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "udp-check"
+#include "prog.h"
+
 #define MAGIC 0x6e626821u
 
 struct head {
 	uint32_t magic, id, seq, size;
 };
-
-static void die(const char *what)
-{
-	fprintf(stderr, "udp-check: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static int resolve(const char *addr, const char *port, struct sockaddr_storage *ss,
 		   socklen_t *len)
