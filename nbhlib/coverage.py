@@ -6,7 +6,8 @@ a call that takes or releases a nested-BH lock or installs or reads the
 bpf_net_context (local_lock_nested_bh, local_unlock_nested_bh,
 bpf_net_ctx_set/clear/get_*). Only .c files count: header helpers are
 inline and have no symbol of their own to probe. The guest's coverage
-tests (cov-start, cov-check) and make-mutants work from this list.
+tests (cov-start, cov-check), its lock-contention check (contention-check,
+from the locks column) and make-mutants work from this list.
 """
 import dataclasses
 import re
@@ -15,6 +16,9 @@ from . import proc, series as ser
 
 MARKER = re.compile(r"\b(local_lock_nested_bh|local_unlock_nested_bh|"
                     r"bpf_net_ctx_(set|clear|get\w*))\s*\(")
+# The lock a local_lock_nested_bh() call takes: "&napi_alloc_cache.bh_lock"
+# gives "napi_alloc_cache.bh_lock" (per-CPU variable, member).
+LOCK = re.compile(r"\blocal_lock_nested_bh\s*\(\s*&?\s*([\w.]+)\s*\)")
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
 # A definition starts in column 0 and is not a declaration or a macro
 # invocation such as DEFINE_PER_CPU(...); BPF_CALL_n(name, ...) defines
@@ -28,9 +32,11 @@ class Converted:
     function: str
     path: str            # the .c file, relative to the tree
     patches: tuple       # the patch numbers (first four characters of the name)
+    locks: tuple = ()    # the nested-BH locks it takes ("VARIABLE.MEMBER")
 
     def line(self):
-        return f"{self.function} {self.path} {','.join(self.patches)}"
+        return (f"{self.function} {self.path} {','.join(self.patches)} "
+                f"{','.join(self.locks) or '-'}")
 
 
 def function_of(line):
@@ -47,7 +53,8 @@ def function_of(line):
 
 
 def converted_in(patch):
-    """Yield (function, file) for each marker line PATCH (a series.Patch) adds."""
+    """Yield (function, file, lock) for each marker line PATCH (a
+    series.Patch) adds; lock is the nested-BH lock the line takes, or None."""
     path, func = None, None
     for line in patch.text.splitlines():
         if line.startswith("+++ "):
@@ -69,22 +76,26 @@ def converted_in(patch):
                 if func is None:
                     raise proc.BadInput(f"{patch.name}: marker outside a function in "
                                         f"{path}: {line.strip()}")
-                yield func, path
+                lock = LOCK.search(line)
+                yield func, path, lock.group(1) if lock else None
 
 
 def converted(series):
     """The Converted functions of SERIES (a directory or a series.Series),
     sorted by function and file; BadInput when there is none."""
     s = ser.read(series) if isinstance(series, str) else series
-    found = {}
+    found, locks = {}, {}
     for p in s.patches:
-        for func, path in converted_in(p):
+        for func, path, lock in converted_in(p):
             found.setdefault((func, path), set()).add(p.name[:4])
+            locks.setdefault((func, path), set()).update([lock] if lock else [])
     if not found:
         raise proc.BadInput(f"no converted function in {s.directory}")
-    return [Converted(f, path, tuple(sorted(ps))) for (f, path), ps in sorted(found.items())]
+    return [Converted(f, path, tuple(sorted(ps)), tuple(sorted(locks[f, path])))
+            for (f, path), ps in sorted(found.items())]
 
 
 def write_list(series, output):
-    """Write the list (one "FUNCTION FILE PATCH[,PATCH...]" line each) to OUTPUT."""
+    """Write the list (one "FUNCTION FILE PATCH[,PATCH...] LOCK[,LOCK...]|-"
+    line each) to OUTPUT."""
     proc.write_atomic(output, "".join(c.line() + "\n" for c in converted(series)))
