@@ -22,7 +22,7 @@
 VAL_PROGS := $(WORK)/val/progs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
-VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp bh-latency
+VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp bh-latency preempt-pair
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -86,6 +86,13 @@ check-mutants: progs check-audit-mutants
 # every mutant (check-audit-mutants).
 check-boot-validation: validation
 
+# Every mutant on the rt-debug kernel without the softirq lock, where a
+# dropped or misplaced nested-BH lock is a real race: 20-second stress
+# phases, and contention-check on the mutated function's lock.
+.PHONY: check-mutants-no-bh-lock
+check-mutants-no-bh-lock: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug-no-bh-lock
+
 .PHONY: check-mutant-kinds
 check-mutant-kinds: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug --select kinds
@@ -107,6 +114,26 @@ check-live-stability: progs
 config-boots: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
 		--kernels patched-nort-debug+up,patched-rt-debug+up --outdir $(OUT)/config-boots
+
+# The patched rt-debug kernel without the softirq lock, every validation
+# test with longer stress phases than make check's 15 seconds: two tasks
+# on CPU 0 preempting each other inside the converted sections, every
+# nested-BH lock contended (contention-check).
+.PHONY: stress
+STRESS_SECONDS ?= 60
+stress: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --kernels patched-rt-debug \
+		--rt-series $(SERIES_NO_BH_LOCK) --stress $(STRESS_SECONDS) --outdir $(OUT)/stress
+
+# Pristine 6.1-RT with the softirq lock dropped and none of the nested-BH
+# conversions (boot-tests/series/rt-no-bh-lock-alone), through the same
+# tests and stress phases: which data break without their locks. Tests
+# are expected to fail here; the table says which. One more kernel build.
+.PHONY: validation-no-conversions
+validation-no-conversions: progs
+	-WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --kernels patched-rt-debug \
+		--rt-series boot-tests/series/rt-no-bh-lock-alone --stress $(STRESS_SECONDS) \
+		--outdir $(OUT)/validation-no-conversions
 
 # The patched rt-debug kernel with the softirq lock (the nested-BH series
 # alone), through every validation test. One more kernel build.

@@ -86,6 +86,7 @@ class Settings:
     valdir: str
     timeout: int = 2400          # seconds per boot
     test_timeout: int = 900      # seconds per guest test
+    stress: int = 0              # seconds per stress phase of a test (nbh.stress=)
 
 
 def check_progs(valdir, prog="udp-check"):
@@ -98,19 +99,25 @@ def write_coverage_list(series, valdir):
     coverage.write_list(series, os.path.join(valdir, COVLIST))
 
 
+# With coverage, TESTS run between these: which converted functions ran,
+# and whether the stress phases contended every nested-BH lock.
+OPENING = ("cov-start", "contention-start")
+CLOSING = ("contention-check", "cov-check")
+
+
 def run(name, label, image, tests, settings, coverage=True, append=(), log=None):
-    """Boot IMAGE of kernel LABEL through TESTS (between cov-start and
-    cov-check with COVERAGE) as run validation-NAME; return its
+    """Boot IMAGE of kernel LABEL through TESTS (between OPENING and
+    CLOSING with COVERAGE) as run validation-NAME; return its
     BootResult, also in OUTDIR/NAME.json, its KTAP in OUTDIR/NAME.ktap."""
     log = log or proc.Log("validation")
-    tests = (("cov-start",) if coverage else ()) + tuple(tests) + \
-        (("cov-check",) if coverage else ())
+    tests = (OPENING if coverage else ()) + tuple(tests) + (CLOSING if coverage else ())
     guest = boot.Guest(image, tests, expect_rt=label.rt, cpus=label.cpus,
                        timeout=settings.timeout,
                        test_timeout=settings.test_timeout,
                        append=boot.params(progs=f"{GUEST_VALDIR}/progs",
                                           covlist=f"{GUEST_VALDIR}/{COVLIST}")
-                       + tuple(append) + boot.params(patched=int(label.patched)),
+                       + tuple(append) + boot.params(patched=int(label.patched),
+                                                     stress=settings.stress),
                        shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
     res = boot.run(guest, f"validation-{name}", variant=label.variant, echo=None, log=log)
     os.makedirs(settings.outdir, exist_ok=True)

@@ -52,6 +52,10 @@ all_cpus() {
 	done
 }
 check "every CPU processed backlog packets" all_cpus
+# Without RPS the receiving backlog is the sender's CPU's.
+rps bb b1 0
+stress "backlog processing (softnet_data.process_queue), preempted on CPU 0" \
+	ip netns exec ba "$PROGS/udp-check" send 10.10.0.2 8102 1000000000 1200
 
 # flush_backlog() runs on a CPU only if a device goes away while that
 # CPU's backlog holds packets (flush_required()), which plain churn hits

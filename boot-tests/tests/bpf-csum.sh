@@ -41,6 +41,8 @@ recv_from_rewritten() { # like udp_flow, but the source must be 10.18.0.77
 }
 check "rewritten datagrams from every CPU pass the receiver's checksum checks" \
 	recv_from_rewritten
+stress "tc egress program calling bpf_csum_diff() (bpf_sp), preempted on CPU 0" \
+	ip netns exec ca "$PROGS/udp-check" send 10.18.0.2 9301 1000000000 700
 echo "UdpInCsumErrors $csum_before -> $(errs UdpInCsumErrors)," \
 	"IpInHdrErrors $hdr_before -> $(errs IpInHdrErrors)"
 check "no checksum errors at the receiver" \

@@ -52,6 +52,8 @@ check "IPv4 datagrams arrived as fragments (refragmented by the bridge)" \
 	test $((v4_after - v4_before)) -ge $((count * NCPUS))
 check "IPv6 datagrams arrived as fragments (refragmented by the bridge)" \
 	test $((v6_after - v6_before)) -ge $((count * NCPUS))
+stress "refragmentation by the bridge (brnf_frag_data_storage), preempted on CPU 0" \
+	ip netns exec fa "$PROGS/udp-check" send 10.16.0.2 9102 1000000000 3000
 echo "conntrack in the bridge namespace:"
 in_ns fr nft list chain inet nbh pre | grep counter
 sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0

@@ -25,4 +25,7 @@ after=$(in_ns ta nstat -az TcpOutRsts | awk '/TcpOutRsts/ {print $2}')
 echo "TcpOutRsts: $before -> $after"
 check "TcpOutRsts grew by at least $((rounds * NCPUS))" \
 	test $((after - before)) -ge $((rounds * NCPUS))
+# shellcheck disable=SC2016 # expanded by the inner shell, per side
+stress "RSTs and TIME_WAIT ACKs (ipv4_tcp_sk), preempted on CPU 0" \
+	sh -c 'exec ip netns exec ta "$0" $((7200 + 10 * PREEMPT_PAIR_SIDE)) 5' "$PROGS/tcp-tw-ack"
 finish

@@ -61,6 +61,8 @@ in_ns vb ethtool -K v1 gro on >/dev/null
 check "veth with GRO (NAPI): TCP intact" tcp_transfer va vb 10.8.0.2 5300 0 4194304
 check "veth with GRO (NAPI): UDP from every CPU intact" \
 	udp_flow va vb 10.8.0.2 5301 500 1200 60
+stress "veth GRO receive in the sender's softirq (napi_alloc_cache), preempted on CPU 0" \
+	ip netns exec va "$PROGS/udp-check" send 10.8.0.2 5302 1000000000 1200
 
 # pktgen allocates with __netdev_alloc_skb() from process context, one
 # kernel thread per CPU; packets over 1 KiB take its BH-disabled

@@ -36,6 +36,8 @@ check "UDP through End.BPF from every CPU intact after decapsulation" \
 	udp_flow sa sb fc00:3::2 9200 "$count" 800 90
 check "every SRH carries the program's tag and TLV" wait "$sniff"
 cat /tmp/srh.log
+stress "End.BPF (seg6_bpf_srh_states), preempted on CPU 0" \
+	ip netns exec sa "$PROGS/udp-check" send fc00:3::2 9202 1000000000 800
 
 # lwt BPF on the IPv4 output path.
 in_ns sa ip addr add 10.17.0.1/24 dev s0

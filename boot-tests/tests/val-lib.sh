@@ -132,3 +132,26 @@ udp_flow() {
 	cat "$log"
 	return $rc
 }
+
+# stress DESCRIPTION COMMAND...: COMMAND run over and over for nbh.stress=
+# seconds on CPU 0 by two tasks, a SCHED_OTHER one and a SCHED_FIFO one
+# that progs/preempt-pair stops and resumes at random times, so that it
+# preempts the other inside the BH-disabled sections COMMAND drives and
+# takes their nested-BH locks while the preempted task holds them
+# (contention-check counts the contentions). COMMAND must succeed every
+# time it ends by itself; a run still going at the end is killed (a
+# sender may be given more work than it can do). Skipped when nbh.stress
+# is 0 or absent.
+# COMMAND sees PREEMPT_PAIR_SIDE (0 or 1). STRESS is nbh.stress, for
+# what a test must start before its stress phase (a server).
+STRESS=$(param nbh.stress)
+STRESS=${STRESS:-0}
+stress() {
+	local what=$1
+	shift
+	if ((STRESS == 0)); then
+		echo "ok - stress: $what # SKIP nbh.stress=0"
+		return
+	fi
+	check "stress: $what" "$PROGS/preempt-pair" 0 "$STRESS" 400 "$@"
+}

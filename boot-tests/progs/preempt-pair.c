@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Two tasks on one CPU running the same command over and over, one
+ * preempting the other at random points:
+ *
+ *   preempt-pair CPU SECONDS PERIOD_US CMD [ARG...]
+ *
+ * A "low" runner (SCHED_OTHER) and a "high" runner (SCHED_FIFO 10) are
+ * pinned to CPU, each in its own process group, and start CMD again each
+ * time it exits until SECONDS have passed; a run still going then is
+ * killed and counted as cut, not failed (CMD may run for ever). The controller (SCHED_FIFO
+ * 20, same CPU) stops the high runner's group with SIGSTOP for a random
+ * time of PERIOD_US/2 to 3*PERIOD_US/2, during which the low runner
+ * runs, and resumes it with SIGCONT: the high runner becomes runnable
+ * at once and preempts the low one wherever it is, also inside a
+ * section that holds a sleeping lock on PREEMPT_RT; if the high runner
+ * then takes the same lock, the lock is contended (the guest's
+ * contention-check counts that).
+ *
+ * CMD sees PREEMPT_PAIR_SIDE=0 in the low runner and 1 in the high one
+ * (to pick ports of its own, say); its standard output is discarded.
+ *
+ * Prints one line per runner and the number of stops:
+ *
+ *   preempt-pair low runs=N failed=F cut=C
+ *   preempt-pair high runs=N failed=F cut=C
+ *   preempt-pair stops=S
+ *
+ * Exit status: 0 when both runners ran CMD at least once and every run
+ * that was not cut exited 0; 1 otherwise; 2 on bad arguments or a
+ * failing system call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG "preempt-pair"
+#include "prog.h"
+
+#define HIGH_PRIO 10
+#define CONTROL_PRIO 20
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void set_policy(int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (sched_setscheduler(0, policy, &sp))
+		die("sched_setscheduler");
+}
+
+static volatile pid_t running;
+
+static void cut(int sig)
+{
+	(void)sig;
+	if (running)
+		kill(running, SIGKILL);
+}
+
+/* A runner: CMD again and again until DEADLINE; its exit status carries
+ * whether every run succeeded, its output the counts. */
+static void runner(const char *name, int side, double deadline, char **cmd)
+{
+	long runs = 0, failed = 0, cuts = 0;
+	char value[2] = { '0' + side, 0 };
+	int status;
+	pid_t pid;
+
+	if (setenv("PREEMPT_PAIR_SIDE", value, 1))
+		die("setenv");
+	signal(SIGALRM, cut);
+	alarm((unsigned int)(deadline - now()) + 1);
+
+	while (now() < deadline) {
+		pid = fork();
+		if (pid < 0)
+			die("fork");
+		if (!pid) {
+			if (!freopen("/dev/null", "w", stdout))
+				die("/dev/null");
+			execvp(cmd[0], cmd);
+			fprintf(stderr, "preempt-pair: %s: %s\n", cmd[0], strerror(errno));
+			_exit(127);
+		}
+		running = pid;
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				die("waitpid");
+		running = 0;
+		runs++;
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && now() >= deadline)
+			cuts++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status))
+			failed++;
+	}
+	printf("preempt-pair %s runs=%ld failed=%ld cut=%ld\n", name, runs, failed, cuts);
+	exit(runs && !failed ? 0 : 1);
+}
+
+static pid_t start(const char *name, int side, int policy, int prio, double deadline,
+		   char **cmd)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		if (setpgid(0, 0))
+			die("setpgid");
+		set_policy(policy, prio);
+		runner(name, side, deadline, cmd);
+	}
+	setpgid(pid, pid);
+	return pid;
+}
+
+static void pause_us(long us)
+{
+	struct timespec t = { .tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000 };
+
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+}
+
+int main(int argc, char **argv)
+{
+	long cpu, secs, period, stops = 0;
+	pid_t low, high;
+	double deadline;
+	int status, rc = 0;
+	cpu_set_t set;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: preempt-pair CPU SECONDS PERIOD_US CMD [ARG...]\n");
+		return 2;
+	}
+	cpu = number(argv[1], 0, CPU_SETSIZE - 1, "CPU");
+	secs = number(argv[2], 1, 86400, "seconds");
+	period = number(argv[3], 20, 10000000, "period");
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	srandom(getpid());
+	deadline = now() + secs;
+	low = start("low", 0, SCHED_OTHER, 0, deadline, argv + 4);
+	/* Above the high runner before it exists: it never sleeps for long. */
+	set_policy(SCHED_FIFO, CONTROL_PRIO);
+	high = start("high", 1, SCHED_FIFO, HIGH_PRIO, deadline, argv + 4);
+	while (now() < deadline) {
+		pause_us(period / 2 + random() % period);
+		if (kill(-high, SIGSTOP))
+			break;
+		stops++;
+		pause_us(period / 2 + random() % period);
+		kill(-high, SIGCONT);
+	}
+	kill(-high, SIGCONT);
+	printf("preempt-pair stops=%ld\n", stops);
+	if (waitpid(low, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		rc = 1;
+	if (waitpid(high, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		rc = 1;
+	return rc;
+}
