@@ -18,8 +18,8 @@ TESTS being the guest tests that drive the datum the lock protects.
 
 boot-tests/mutants/expected (read_expected) holds the outcome of every
 mutant: the audit's (flagged, or missed with a reason) and a boot's on
-each debug variant (killed, survived with a reason, or unbooted: not
-measured yet). audit-mutants and run-mutants compare what they see with
+each debug variant and on rt-debug without the softirq lock (killed,
+survived with a reason, or unbooted: not measured yet). audit-mutants and run-mutants compare what they see with
 it exactly (compare()).
 """
 import dataclasses
@@ -217,7 +217,10 @@ def read_index(mdir, only=""):
 
 # -- The golden file -------------------------------------------------------
 
-COLUMNS = ("audit", "nort-debug", "rt-debug")
+# The boot columns: a debug variant, or the rt-debug kernel without the
+# softirq lock (the series plus paths.SERIES_NO_BH_LOCK), booted with
+# stress phases and the contention check of the mutant's lock.
+COLUMNS = ("audit", "nort-debug", "rt-debug", "rt-debug-no-bh-lock")
 WORDS = {"audit": ("flagged", "missed"), "boot": ("killed", "survived", "unbooted")}
 NEEDS_REASON = ("missed", "survived")
 
