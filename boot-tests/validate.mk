@@ -47,7 +47,7 @@ $(VAL_PROGS)/redirect.skel.h: $(VAL_PROGS)/redirect.bpf.o
 
 # Loaders link the host's libbpf; the guest runs them from the host root.
 $(VAL_PROGS)/xdp-redirect $(VAL_PROGS)/tun-xdp: $(VAL_PROGS)/%: boot-tests/progs/%.c \
-		$(VAL_PROGS)/redirect.skel.h
+		boot-tests/progs/prog.h $(VAL_PROGS)/redirect.skel.h
 	gcc $(VAL_CFLAGS) -I$(VAL_PROGS) -o $@.tmp $< -lbpf -lpthread && mv $@.tmp $@
 
 $(VAL_PROGS)/%: boot-tests/progs/%.c boot-tests/progs/prog.h | $(VAL_PROGS)

@@ -47,14 +47,6 @@
 #define HIGH_PRIO 10
 #define CONTROL_PRIO 20
 
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
 static void set_policy(int policy, int prio)
 {
 	struct sched_param sp = { .sched_priority = prio };

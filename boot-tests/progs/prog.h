@@ -2,7 +2,8 @@
 /*
  * What the guest test programs share: exits on a failing system call
  * and on a bad numeric argument, both with status 2 and one line naming
- * the program (PROG, defined before this header is included).
+ * the program (PROG, defined before this header is included), and the
+ * monotonic clock in seconds.
  */
 #ifndef NBH_PROG_H
 #define NBH_PROG_H
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static inline void die(const char *what)
 {
@@ -31,6 +33,14 @@ static inline long number(const char *s, long min, long max, const char *what)
 		exit(2);
 	}
 	return v;
+}
+
+static inline double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #endif

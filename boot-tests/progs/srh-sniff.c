@@ -24,16 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PROG "srh-sniff"
+#include "prog.h"
+
 #define SRH_TAG 0x2a2a
 #define PADN 4
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int main(int argc, char **argv)
 {

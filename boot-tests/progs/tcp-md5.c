@@ -97,14 +97,6 @@ static int client(char **argv)
 	return 0;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int server(char **argv)
 {
 	struct sockaddr_in sin = addr_of(argv[2], argv[3]);

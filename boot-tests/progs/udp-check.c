@@ -54,14 +54,6 @@ static uint8_t pattern(uint32_t id, uint32_t seq, size_t i)
 	return (uint8_t)(id * 131 + seq * 7 + i);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int do_send(char **argv, int argc)
 {
 	struct sockaddr_storage ss;

@@ -45,6 +45,9 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#define PROG "xdp-redirect"
+#include "prog.h"
 #include "redirect.skel.h"
 
 #ifndef SOL_XDP
@@ -74,14 +77,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void attach_xdp(int prog_fd, __u32 flags)
