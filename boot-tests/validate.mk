@@ -74,8 +74,8 @@ check-audit-mutants:
 	WORK=$(WORK) OUT=$(OUT) boot-tests/audit-mutants
 
 check-mutants: progs check-audit-mutants
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug $(MUTANT_FLAGS)
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug $(MUTANT_FLAGS)
 
 # The CI subset: the patched kernels (nort-debug and rt-debug: two full
 # builds, 10-15 min each with ccache cold) and two TCG boots running every
@@ -88,10 +88,11 @@ check-boot-validation: validation
 
 # Every mutant on the rt-debug kernel without the softirq lock, where a
 # dropped or misplaced nested-BH lock is a real race: 20-second stress
-# phases, and contention-check on the mutated function's lock.
+# phases, and contention-check on the mutated function's lock. About 5
+# minutes a mutant; MUTANT_FLAGS=--resume goes on after an interrupted run.
 .PHONY: check-mutants-no-bh-lock
 check-mutants-no-bh-lock: progs
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug-no-bh-lock
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant rt-debug-no-bh-lock $(MUTANT_FLAGS)
 
 .PHONY: check-mutant-kinds
 check-mutant-kinds: progs
