@@ -99,12 +99,14 @@ check-mutant-kinds: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug --select kinds
 
 # The live frame leg of bpf-redirect 20 times in a row on each patched
-# debug kernel: its accounting is exact, so a single failure is a bug.
+# debug kernel of make check (rt-debug without the softirq lock): its
+# accounting is exact, so a single failure is a bug.
 .PHONY: check-live-stability
 LIVE_REPEAT ?= 20
 check-live-stability: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --no-coverage \
-		--kernels patched-nort-debug,patched-rt-debug --tests bpf-redirect \
+		--kernels patched-nort-debug,patched-rt-debug --rt-series $(SERIES_NO_BH_LOCK) \
+		--tests bpf-redirect \
 		--append nbh.live_repeat=$(LIVE_REPEAT) --outdir $(OUT)/live-stability
 
 # The patched debug kernels in the configuration flavours the series has
