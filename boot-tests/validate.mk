@@ -22,7 +22,8 @@
 VAL_PROGS := $(WORK)/val/progs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
-VAL_BINS := udp-check tcp-md5 tcp-tw-ack srh-sniff xdp-redirect tun-xdp bh-latency preempt-pair
+VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
+	preempt-pair
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 

@@ -52,7 +52,18 @@ check "IPv4 datagrams arrived as fragments (refragmented by the bridge)" \
 	test $((v4_after - v4_before)) -ge $((count * NCPUS))
 check "IPv6 datagrams arrived as fragments (refragmented by the bridge)" \
 	test $((v6_after - v6_before)) -ge $((count * NCPUS))
-stress "refragmentation by the bridge (brnf_frag_data_storage), preempted on CPU 0" \
+# A third port whose veth end polls its own NAPI from a kthread on CPU 0
+# (napi_rival), fed from CPU 1, refragments into the same per-CPU storage.
+netns fc
+ip link add f4 netns fc type veth peer name f5 netns fr
+in_ns fr ip link set f5 master br0
+in_ns fr ip link set f5 up
+in_ns fc ip addr add 10.16.0.3/24 dev f4
+in_ns fc ethtool -K f4 tso off >/dev/null
+in_ns fc ip link set f4 up
+napi_rival fr f5
+RIVAL="ip netns exec fc $PROGS/udp-check send 10.16.0.2 9103 1000000000 3000 0 10000" \
+	stress "refragmentation by the bridge (brnf_frag_data_storage), preempted on CPU 0" \
 	ip netns exec fa "$PROGS/udp-check" send 10.16.0.2 9102 1000000000 3000
 echo "conntrack in the bridge namespace:"
 in_ns fr nft list chain inet nbh pre | grep counter

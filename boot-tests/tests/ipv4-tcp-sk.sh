@@ -25,7 +25,19 @@ after=$(in_ns ta nstat -az TcpOutRsts | awk '/TcpOutRsts/ {print $2}')
 echo "TcpOutRsts: $before -> $after"
 check "TcpOutRsts grew by at least $((rounds * NCPUS))" \
 	test $((after - before)) -ge $((rounds * NCPUS))
+# A second way in: SYNs to a closed port of ta from tb, over a veth whose
+# end in ta polls its own NAPI from a kthread on CPU 0 (napi_rival).
+netns tb
+ip link add t0 netns tb type veth peer name t1 netns ta
+in_ns ta ip addr add 10.18.0.1/24 dev t1
+in_ns tb ip addr add 10.18.0.2/24 dev t0
+in_ns tb ethtool -K t0 tso off >/dev/null
+in_ns ta ip link set t1 up
+in_ns tb ip link set t0 up
+napi_rival ta t1
+check "a SYN from tb to a closed port of ta is refused" in_ns tb "$PROGS/syn-rst" 10.18.0.1 7999 1
 # shellcheck disable=SC2016 # expanded by the inner shell, per side
-stress "RSTs and TIME_WAIT ACKs (ipv4_tcp_sk), preempted on CPU 0" \
+RIVAL="ip netns exec tb $PROGS/syn-rst 10.18.0.1 7999 1000000000" \
+	stress "RSTs and TIME_WAIT ACKs (ipv4_tcp_sk), preempted on CPU 0" \
 	sh -c 'exec ip netns exec ta "$0" $((7200 + 10 * PREEMPT_PAIR_SIDE)) 5' "$PROGS/tcp-tw-ack"
 finish

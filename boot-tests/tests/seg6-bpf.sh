@@ -36,7 +36,20 @@ check "UDP through End.BPF from every CPU intact after decapsulation" \
 	udp_flow sa sb fc00:3::2 9200 "$count" 800 90
 check "every SRH carries the program's tag and TLV" wait "$sniff"
 cat /tmp/srh.log
-stress "End.BPF (seg6_bpf_srh_states), preempted on CPU 0" \
+# A second way into End.BPF: from sc, over a veth whose end in sr polls
+# its own NAPI from a kthread on CPU 0 (napi_rival), fed from CPU 1.
+netns sc
+ip link add s4 netns sc type veth peer name s5 netns sr
+in_ns sc ip -6 addr add fc00:4::1/64 dev s4 nodad
+in_ns sr ip -6 addr add fc00:4::2/64 dev s5 nodad
+in_ns sc ethtool -K s4 tso off >/dev/null
+in_ns sc ip link set s4 up
+in_ns sr ip link set s5 up
+in_ns sc ip -6 route add fc00:e::/64 via fc00:4::2
+in_ns sc ip -6 route add fc00:3::2/128 encap seg6 mode encap segs fc00:e::1,fc00:2::2 dev s4
+napi_rival sr s5
+RIVAL="ip netns exec sc $PROGS/udp-check send fc00:3::2 9203 1000000000 800 0 10000" \
+	stress "End.BPF (seg6_bpf_srh_states), preempted on CPU 0" \
 	ip netns exec sa "$PROGS/udp-check" send fc00:3::2 9202 1000000000 800
 
 # lwt BPF on the IPv4 output path.

@@ -153,5 +153,34 @@ stress() {
 		echo "ok - stress: $what # SKIP nbh.stress=0"
 		return
 	fi
-	check "stress: $what" "$PROGS/preempt-pair" 0 "$STRESS" 400 "$@"
+	if [[ -z ${RIVAL:-} ]] || ((NCPUS < 2)); then
+		check "stress: $what" "$PROGS/preempt-pair" 0 "$STRESS" 400 "$@"
+		return
+	fi
+	# RIVAL: a shell command run on CPU 1 for the whole phase, sending
+	# traffic that a napi_rival thread takes into the same path on CPU 0.
+	on_cpu 1 timeout "$STRESS" sh -c "$RIVAL" >/dev/null 2>&1 &
+	local rival=$!
+	check "stress: $what, with a rival NAPI thread" "$PROGS/preempt-pair" 0 "$STRESS" 400 "$@"
+	wait "$rival" || true
+}
+
+# napi_rival NS DEV: DEV, a veth end in NS, receives through a NAPI
+# instance of its own (GRO on), polled by its kthread at SCHED_FIFO 30 on
+# CPU 0. Traffic its peer sends from CPU 1 (a stress phase's RIVAL) then
+# enters DEV's receive path on CPU 0 from that thread, which preempts the
+# stress tasks inside the same path: a second NAPI instance beside the
+# CPU's backlog, which only one task at a time can poll. The peer must not
+# offload TSO (veth takes its NAPI only for packets it may aggregate), and
+# the RIVAL must pace itself: flooded, the thread keeps CPU 0 and the
+# tasks it preempted inside BH sections (RCU read sections without the
+# softirq lock) stall RCU grace periods until hung-task reports.
+napi_rival() {
+	local ns=$1 dev=$2 pid n=0
+	in_ns "$ns" ethtool -K "$dev" gro on >/dev/null
+	in_ns "$ns" sh -c "echo 1 >/sys/class/net/$dev/threaded"
+	for pid in $(pgrep -x "napi/$dev-[0-9]+"); do
+		taskset -pc 0 "$pid" >/dev/null && chrt -f -p 30 "$pid" && n=$((n + 1))
+	done
+	check "rival NAPI thread of $dev at SCHED_FIFO 30 on CPU 0" test "$n" -gt 0
 }
