@@ -105,6 +105,17 @@ OPENING = ("cov-start", "contention-start")
 CLOSING = ("contention-check", "cov-check")
 
 
+# The stress phases run SCHED_FIFO tasks up to priority 30 on CPU 0 (the
+# preempting task 10, its controller 20, a rival NAPI thread 30). Without
+# the softirq lock a BH-disabled section is an RCU read-side section that
+# they can preempt; RCU boosts a reader preempted for 500 ms, but only to
+# its kthreads' priority (1 by default), below them: the SCHED_OTHER task
+# of a stress phase, preempted inside ip_do_fragment(), stalled a grace
+# period for 26 s (an RCU stall report). Above them, as an RT system is
+# set up, the boost lets the reader finish.
+RCU_BOOST = ("rcutree.kthread_prio=40",)
+
+
 def run(name, label, image, tests, settings, coverage=True, append=(), log=None):
     """Boot IMAGE of kernel LABEL through TESTS (between OPENING and
     CLOSING with COVERAGE) as run validation-NAME; return its
@@ -117,7 +128,8 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None)
                        append=boot.params(progs=f"{GUEST_VALDIR}/progs",
                                           covlist=f"{GUEST_VALDIR}/{COVLIST}")
                        + tuple(append) + boot.params(patched=int(label.patched),
-                                                     stress=settings.stress),
+                                                     stress=settings.stress)
+                       + (RCU_BOOST if settings.stress else ()),
                        shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
     res = boot.run(guest, f"validation-{name}", variant=label.variant, echo=None, log=log)
     os.makedirs(settings.outdir, exist_ok=True)
