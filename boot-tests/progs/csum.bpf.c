@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tc egress program that rewrites the IPv4 source address of UDP packets
- * (10.18.0.1 -> 10.18.0.77, the addresses of tests/bpf-csum.sh) and fixes both checksums from a
- * bpf_csum_diff() of the old and new address. A wrong checksum makes the
- * receiver drop the packet, so delivery proves the helper computed it
- * right; the count of rewritten packets is kept for the test.
+ * (10.18.0.1 -> 10.18.0.77 for an even destination port, 10.18.0.78 for
+ * an odd one: the addresses of tests/bpf-csum.sh) and fixes both
+ * checksums from a bpf_csum_diff() of the old and new address. A wrong
+ * checksum makes the receiver drop the packet, so delivery proves the
+ * helper computed it right; two senders on one CPU that use ports of
+ * both parities get different sums from the same per-CPU scratchpad, so
+ * one computed over the other's data shows as a checksum error. The count
+ * of rewritten packets is kept for the test.
  */
 #include <stddef.h>
 #include <linux/bpf.h>
@@ -36,16 +40,18 @@ int snat_csum_diff(struct __sk_buff *skb)
 	void *data = (void *)(long)skb->data;
 	void *end = (void *)(long)skb->data_end;
 	struct iphdr *ip = data + IP_OFF;
-	__be32 old_addr, new_addr = bpf_htonl(TO_ADDR);
+	struct udphdr *udp = (void *)(ip + 1);
+	__be32 old_addr, new_addr;
 	__u32 zero = 0;
 	__s64 diff;
 	__u64 *c;
 
-	if ((void *)(ip + 1) > end || skb->protocol != bpf_htons(ETH_P_IP))
+	if ((void *)(udp + 1) > end || skb->protocol != bpf_htons(ETH_P_IP))
 		return TC_ACT_OK;
 	if (ip->protocol != IPPROTO_UDP || ip->saddr != bpf_htonl(FROM_ADDR) || ip->ihl != 5)
 		return TC_ACT_OK;
 	old_addr = ip->saddr;
+	new_addr = bpf_htonl(TO_ADDR + (bpf_ntohs(udp->dest) & 1));
 	diff = bpf_csum_diff(&old_addr, 4, &new_addr, 4, 0);
 	if (diff < 0)
 		return TC_ACT_SHOT;
