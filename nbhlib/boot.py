@@ -20,6 +20,7 @@ before the next report's first line and after SPLAT_LINES lines at
 most; a report line within MERGE lines of a splat's first line belongs
 to that splat (DEBUG_LOCKS_WARN_ON() then its WARNING, for one).
 """
+import collections
 import dataclasses
 import functools
 import json
@@ -332,11 +333,16 @@ class BootResult:
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise proc.BadInput(f"{path}: no boot result ({e})")
 
-    def splat_text(self, s):
-        """The console lines of splat S (empty when the console is gone)."""
+    def console_lines(self):
+        """The console's lines (empty when the console is gone)."""
         if not os.path.isfile(self.console):
             return []
-        lines = open(self.console, errors="replace").read().splitlines()
+        return open(self.console, errors="replace").read().splitlines()
+
+    def splat_text(self, s, lines=None):
+        """The console lines of splat S; LINES: console_lines(), read once
+        by a caller that shows many splats."""
+        lines = self.console_lines() if lines is None else lines
         return lines[s.first - 1:s.last]
 
 
@@ -480,6 +486,9 @@ def run(guest, name, accel="auto", variant=None, echo=sys.stderr, verbose=False,
     return res
 
 
+SPLATS_SHOWN = 10                # splats a report shows whole
+
+
 def report(res, out=None, guest=None):
     """RES as KTAP on OUT: one result per guest test and one for the
     splat check, each splat's lines as diagnostics."""
@@ -495,11 +504,17 @@ def report(res, out=None, guest=None):
             t.result(False, test, comment="ERROR no result (guest died or timed out)")
         else:
             t.result(st == "ok", test)
-    for s in res.splats:
+    lines = res.console_lines() if res.splats else []
+    for s in res.splats[:SPLATS_SHOWN]:
         known = f", known: {s.known}" if s.known else ""
         t.diag(f"splat: {s.title} ({s.kind}, console lines {s.first}-{s.last}{known})")
-        for ln in res.splat_text(s):
+        for ln in res.splat_text(s, lines):
             t.diag(f"  {ln}")
+    # A storm (a WARN on every packet) is summed up by title.
+    more = collections.Counter(re.sub(r"^\[[ \d.]*\] *|CPU: \d+ PID: \d+ ", "", s.title)
+                               for s in res.splats[SPLATS_SHOWN:])
+    for title, count in more.most_common():
+        t.diag(f"splat, {count} more like it: {title}")
     n = len(res.splats)
     t.result(not n, "no kernel splats", comment=f"{n} splat(s)" if n else None)
     if res.stalled:
