@@ -339,12 +339,6 @@ class BootResult:
             return []
         return open(self.console, errors="replace").read().splitlines()
 
-    def splat_text(self, s, lines=None):
-        """The console lines of splat S; LINES: console_lines(), read once
-        by a caller that shows many splats."""
-        lines = self.console_lines() if lines is None else lines
-        return lines[s.first - 1:s.last]
-
 
 def outcomes_of(tests, guest_ktap):
     """{test: outcome}: the guest's results in the order of TESTS."""
@@ -508,7 +502,7 @@ def report(res, out=None, guest=None):
     for s in res.splats[:SPLATS_SHOWN]:
         known = f", known: {s.known}" if s.known else ""
         t.diag(f"splat: {s.title} ({s.kind}, console lines {s.first}-{s.last}{known})")
-        for ln in res.splat_text(s, lines):
+        for ln in lines[s.first - 1:s.last]:
             t.diag(f"  {ln}")
     # A storm (a WARN on every packet) is summed up by title.
     more = collections.Counter(re.sub(r"^\[[ \d.]*\] *|CPU: \d+ PID: \d+ ", "", s.title)
