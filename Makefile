@@ -11,6 +11,7 @@ export WORK
 # The series of the patched kernels: the nested-BH series, and on 6.1-RT
 # the stack that drops the softirq lock on top of it.
 SERIES_61 := generated-patches/linux-6.1
+SERIES_BEYOND := generated-patches/linux-6.1-beyond
 SERIES_NO_BH_LOCK := generated-patches/linux-6.1-rt-no-bh-lock
 
 # Kernel build selection for `make kernel` / `make boot`.

@@ -8,6 +8,8 @@
 #   make bench-bloat         nort bloat-o-meter table, per patch and whole
 #   make series-6.1-export   regenerate the patch files from branch
 #                            series-6.1 of $(TREE_61) (maintainer use)
+#   make series-beyond-export  the same for generated-patches/linux-6.1-beyond
+#                            from branch series-6.1-beyond
 
 SERIES_61_BRANCH := series-6.1
 
@@ -36,32 +38,21 @@ bench-bloat:
 	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series -q --steps apply,bloat
 	@cat $(OUT)/series-6.1/bloat.txt
 
-# The recipe sources scripts/lib.sh, which needs bash.
-series-6.1-export: SHELL := /bin/bash
-
-# format-patch with a zero From line, no signature and the fixed identity
-# of scripts/lib.sh, so that the same commits give the same files. The
+# scripts/export-series: format-patch with a zero From line, no signature
+# and the fixed identity, so that the same commits give the same files; the
 # cover letter's subject and text come from cover-letter.in; the series
-# file keeps the "# datum:" annotation of every patch name it had.
+# file keeps its directives and the "# datum:" annotation of every patch.
 series-6.1-export:
-	@set -e; . scripts/lib.sh; \
-	git -C $(TREE_61) rev-parse -q --verify $(SERIES_61_BRANCH) >/dev/null || \
-		die "no branch $(SERIES_61_BRANCH) in $(TREE_61)"; \
-	tmp=$$(mktemp -d "$(WORK)/.series-export-XXXXXX"); \
-	trap 'rm -rf "$$tmp"' EXIT; \
-	git -C $(TREE_61) format-patch -q --cover-letter --zero-commit \
-		--no-signature --base=pristine -o "$$tmp" \
-		pristine..$(SERIES_61_BRANCH); \
-	$(PY) -c 'import sys; p, src = sys.argv[1:]; t = open(p).read(); \
-		s, b = open(src).read().split("\n", 1); \
-		t = t.replace("*** SUBJECT HERE ***", s).replace("*** BLURB HERE ***\n", b.lstrip("\n")); \
-		open(p, "w").write(t)' "$$tmp/0000-cover-letter.patch" $(SERIES_61)/cover-letter.in; \
-	$(PY) -c 'import sys; sys.path.insert(0, "."); from nbhlib import series; \
-		series.write_listing(sys.argv[1], sys.argv[3:], previous=sys.argv[2])' \
-		"$$tmp" $(SERIES_61)/series $$(cd "$$tmp" && ls 0*.patch | grep -v '^0000-'); \
-	rm -f $(SERIES_61)/0*.patch; \
-	mv "$$tmp"/0*.patch "$$tmp/series" $(SERIES_61)/; \
-	log "exported $$(wc -l <$(SERIES_61)/series) patches to $(SERIES_61)"
+	$(PY) scripts/export-series --tree $(TREE_61) --range pristine..$(SERIES_61_BRANCH) \
+		--dir $(SERIES_61)
+
+# The series beyond upstream's: branch series-6.1-beyond, on top of branch
+# series-6.1 (the first series, exported above).
+SERIES_BEYOND_BRANCH := series-6.1-beyond
+.PHONY: series-beyond-export
+series-beyond-export:
+	$(PY) scripts/export-series --tree $(TREE_61) \
+		--range $(SERIES_61_BRANCH)..$(SERIES_BEYOND_BRANCH) --dir $(SERIES_BEYOND)
 
 # Every #ifdef / IS_ENABLED() branch the series adds or changes, compiled
 # with its symbol flipped alone in nort-debug and rt-debug

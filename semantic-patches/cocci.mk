@@ -12,8 +12,14 @@ RAW_DIR := generated-patches/raw/linux-6.1
 # The upstream datums by default; GENERATE_ALL=1 for every needs-lock datum
 # (about an hour on two cores).
 GENERATE_SCOPE = $(if $(GENERATE_ALL),,--datums-file $(COCCI_DIR)/upstream-datums-6.1.txt)
+# The series beyond upstream's: its data, from the 6.1 tree with the first
+# series applied (the generator applies $(SERIES_61) on a branch of its own).
+RAW_BEYOND_DIR := generated-patches/raw/linux-6.1-beyond
+GENERATE_BEYOND = $(PY) scripts/generate-raw-patches --tree $(TREE_61) --series $(SERIES_61) \
+	--datums-file $(COCCI_DIR)/beyond-datums-6.1.txt
 
 .PHONY: check-cocci check-generator generate check-generated check-generated-6.12 raw-report
+.PHONY: generate-beyond check-generated-beyond
 
 # The .cocci tests: patch output, report output, idempotence, lint, usage
 # errors; each case also through the README's plain spatch and make
@@ -27,8 +33,13 @@ check-generator:
 	$(PY) scripts/check-generator
 
 # Audit the pristine 6.1 tree and write one raw patch per needs-lock datum.
+# Then the same for the data of the series beyond it, on top of the first.
 generate:
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) --out $(RAW_DIR)
+	$(GENERATE_BEYOND) --out $(RAW_BEYOND_DIR)
+
+generate-beyond:
+	$(GENERATE_BEYOND) --out $(RAW_BEYOND_DIR)
 
 # The main job's step: the same raw patches into the work directory,
 # leaving the committed copies alone.
@@ -38,10 +49,14 @@ generate-work:
 	mkdir -p $(OUT)/generated
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) \
 		--out $(OUT)/generated/linux-6.1
+	$(GENERATE_BEYOND) --out $(OUT)/generated/linux-6.1-beyond
 
 # Regenerate into a temporary directory; fail if the committed copies differ.
 check-generated:
 	$(PY) scripts/generate-raw-patches --tree $(TREE_61) $(GENERATE_SCOPE) --check $(RAW_DIR)
+
+check-generated-beyond:
+	$(GENERATE_BEYOND) --check $(RAW_BEYOND_DIR)
 
 # The 6.12 tree carries the upstream series: running the pipeline on the
 # datums the audit finds converted there must produce no patch at all.
@@ -56,4 +71,5 @@ check-generated-6.12:
 raw-report:
 	$(PY) scripts/generate-raw-report --raw $(RAW_DIR) --tree $(TREE_61) $(if $(COMPILE),--compile)
 
-CHECK_TARGETS += check-cocci check-generator check-generated check-generated-6.12
+CHECK_TARGETS += check-cocci check-generator check-generated check-generated-beyond \
+	check-generated-6.12
