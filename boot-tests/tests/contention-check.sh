@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Read back what contention-start counted: one line per nested-BH lock of
-# the coverage list (its fourth column, VARIABLE.MEMBER):
+# the coverage list (its fourth column: VARIABLE.MEMBER for a member of a
+# static per-CPU structure, VARIABLE alone for a static per-CPU
+# local_lock_t of its own):
 #
 #   contention LOCK acquired=N contended=M
 #
@@ -9,10 +11,12 @@
 # minus the per-CPU offset of its CPU (__per_cpu_offset[], read through
 # a kprobe), falls inside a static per-CPU variable (kallsyms), and the
 # map's name is the member (INIT_LOCAL_LOCK(bh_lock) names it "bh_lock",
-# "(bh_lock)" on PREEMPT_RT). Its rtmutex lies just before the map in the
-# same spinlock_t, so the contention at the nearest address below the
-# map (at most 128 bytes, the same distance for every lock) is the
-# lock's own.
+# "(bh_lock)" on PREEMPT_RT). A lock that is the whole variable,
+# DEFINE_PER_CPU(local_lock_t, X) = INIT_LOCAL_LOCK(X), has a map named
+# after the variable itself ("X", or "(X)"): it is counted as X. Its
+# rtmutex lies just before the map in the same spinlock_t, so the
+# contention at the nearest address below the map (at most 128 bytes,
+# the same distance for every lock) is the lock's own.
 #
 # On PREEMPT_RT without the softirq lock, after stress phases
 # (nbh.stress= not 0), every lock must have been taken and contended:
@@ -95,7 +99,9 @@ declare -A taken=() hits=()
 deltas=
 while read -r l name n; do
 	name=${name//[()]/}
-	lock=$(percpu_var $((16#$l))).$name
+	var=$(percpu_var $((16#$l)))
+	lock=$var.$name
+	[[ $name != "$var" ]] || lock=$var
 	taken[$lock]=$((${taken[$lock]:-0} + n))
 	best=
 	for a in "${!contended[@]}"; do
