@@ -70,6 +70,10 @@ _EFFECTS = {}
 # section open, one that closes a section it did not open): name ->
 # effects, set by Audit for its own functions.
 _HELPERS = {}
+# Lock helpers that return with a nested-BH lock held (sd_flow_limit_lock(),
+# ovs_pcpu_lock()): name -> (lock call, its argument, where), so that the
+# section their call opens names the lock they take.
+_HELPER_LOCKS = {}
 
 
 def _effect(f):
@@ -134,7 +138,11 @@ def _push_pop(snap, c, pending, unmatched=None):
     for kind, op in eff:
         lst = getattr(snap, kind)
         if op == "push":
-            lst = lst + ((c["f"], c["line"], arg),)
+            inner = _HELPER_LOCKS.get(c["f"]) if kind == "nested" else None
+            if inner:
+                lst = lst + (("%s() -> %s" % (c["f"], inner[0]), c["line"], inner[1]),)
+            else:
+                lst = lst + ((c["f"], c["line"], arg),)
         else:
             i = _released(lst, op, arg)
             if i is None:
@@ -270,7 +278,9 @@ class Audit:
         raw_spin_lock()) opens them in its callers; one that releases
         sections it did not open (htab_unlock_bucket()) closes them."""
         _HELPERS.clear()
+        _HELPER_LOCKS.clear()
         found = {}
+        inner = {}
         self.names_called = set()
         for fn in self.fns:
             self.names_called |= fn.names
@@ -288,9 +298,18 @@ class Audit:
                     eff.append((kind, "pop"))
             if eff:
                 found.setdefault(fn.name, []).append(eff)
+                if snaps[-1].nested:
+                    it = snaps[-1].nested[-1]
+                    inner.setdefault(fn.name, []).append(
+                        (it[0], it[2], "%s() at %s:%d" % (fn.name, fn.file, it[1]), fn))
         for name, effs in found.items():
             if len(effs) == len(self.by_name[name]) and all(e == effs[0] for e in effs):
                 _HELPERS[name] = effs[0]
+                locks = inner.get(name, ())
+                if len(locks) == 1 and locks[0][1]:
+                    _HELPER_LOCKS[name] = locks[0]
+        self._helper_items = {"%s() -> %s" % (name, it[0]): it
+                              for name, it in _HELPER_LOCKS.items()}
         # the snapshots of a function that calls no helper stay right
         for fn in self.fns:
             if fn.snaps is not None and not fn.names.isdisjoint(_HELPERS):
@@ -804,42 +823,163 @@ class Audit:
             cur = callee
         return chain
 
+    # --- nested-BH locks: which lock, held where ----------------------------
+
+    _PTR_WRAP = re.compile(r"^(?:this_cpu_ptr|raw_cpu_ptr|__this_cpu_ptr)\((.*)\)$")
+
+    def lock_key(self, fn, arg):
+        """(datum, key) naming the lock an argument of fn designates, the
+        same in every function: the per-CPU object it belongs to, resolved
+        through a member chain (&gcells->cells->bh_lock: gro_cells.cells),
+        this_cpu_ptr() (&this_cpu_ptr(p)->bh_lock) or a local pointer taken
+        from the datum (idst = this_cpu_ptr(..); &idst->bh_lock), then the
+        lock member; a per-CPU local_lock_t of its own is its own datum.
+        (None, text) when the object is not a known per-CPU datum."""
+        cache = self.__dict__.setdefault("_lock_keys", {})
+        ck = (fn.id, arg)
+        if ck in cache:
+            return cache[ck]
+        s = re.sub(r"\s+", "", arg).lstrip("&")
+        m = self._PTR_WRAP.match(s)
+        if m:
+            s = m.group(1).lstrip("&")
+        while s.startswith("(") and s.endswith(")") and s.count("(") == 1:
+            s = s[1:-1]
+        m = re.match(r"^(.*)(?:->|\.)(\w+)$", s)
+        base, member = (m.group(1), m.group(2)) if m else (s, "")
+        d = None
+        w = self._PTR_WRAP.match(base)
+        if w:
+            d = self.datum_of(w.group(1), fn.file, fn)
+        elif re.fullmatch(r"\w+", base) and base not in self.datums and \
+                base not in self.ptr_vars:
+            for a in fn.calls:
+                if a.get("target") == base and a["f"] in K.PTR_ACCESSORS and a["args"]:
+                    d = self.datum_of(a["args"][0], fn.file, fn)
+                    break
+        elif base:
+            d = self.datum_of(base, fn.file, fn)
+        if d:
+            res = (d[1], d[1] + "".join("." + x for x in d[2]) + ("." + member if member else ""))
+        else:
+            res = (None, "~" + s)
+        cache[ck] = res
+        return res
+
+    def _keyed(self, fn, it):
+        """A nested-BH section (call, line, argument) of fn with the lock it
+        holds: + (key, datum, description)."""
+        if len(it) > 3:
+            return it
+        inner = self._helper_items.get(it[0])
+        if inner:
+            datum, key = self.lock_key(inner[3], it[2])
+            desc = "%s() at %s:%d, which takes %s(%s) (%s)" % (
+                it[0].split("()")[0], fn.file, it[1], inner[0], it[2], inner[2])
+        else:
+            datum, key = self.lock_key(fn, it[2])
+            desc = "%s(%s) in %s() at %s:%d" % (it[0], it[2], fn.name, fn.file, it[1])
+        return it + (key, datum, desc)
+
     def _site_locks(self, caller, c):
-        here = {it[2] for it in state_at(caller, c["line"], c.get("col", 0)).nested}
-        return here | self._asserted(caller)
+        """{key: (description, datum)}: the nested-BH locks held at call c
+        of caller (taken there, or asserted by lockdep_assert_held())."""
+        memo = self.__dict__.setdefault("_site_memo", {})
+        mk = (caller.id, c["line"], c.get("col", 0))
+        if mk in memo:
+            return memo[mk]
+        out = memo[mk] = {}
+        for it in state_at(caller, c["line"], c.get("col", 0)).nested:
+            it = self._keyed(caller, it)
+            out.setdefault(it[3], (it[5], it[4]))
+        for key, v in self._asserted(caller).items():
+            out.setdefault(key, v)
+        return out
+
+    def _lock_callers(self, t):
+        """The callers of t for inherited locks: a function passed to one
+        that only stores it (can_rx_register()) is not called there."""
+        if self.graph is None:
+            return self.callers(t)
+        out = []
+        for fn, c, how in self.graph.callers.get(t, ()):
+            if how.startswith("passed to "):
+                f = c["f"]
+                i = next((k for k, a in enumerate(c["args"]) if a.lstrip("&") == t.name), None)
+                if not (f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS) and (
+                        i is None or not any(self._runs_param(h, i)
+                                             for h in self.resolve(f, fn.file))):
+                    continue
+            out.append((fn, c))
+        return out
 
     def _inherit(self):
         """Nested-BH locks held around every call of a function (for
         callbacks invoked inside the caller's locked section, such as
-        br_nf_push_frag_xmit() under br_nf_dev_queue_xmit()'s lock)."""
+        br_nf_push_frag_xmit() under br_nf_dev_queue_xmit()'s lock):
+        fn.id -> {lock key: (where it is taken, datum)}.  The greatest
+        solution: a cycle of callers (do_execute_actions() ->
+        clone_execute() -> do_execute_actions()) keeps what the calls
+        into it hold; one that nothing outside calls inherits nothing."""
         cand = {}
-        locking = K.NESTED_ON | K.ASSERT_HELD
+        locking = K.NESTED_ON | K.ASSERT_HELD | set(_HELPER_LOCKS)
         for fn in self.fns:
             if fn.names.isdisjoint(locking):
                 continue
             for t, c in self.callees(fn):
                 if self._site_locks(fn, c):
                     cand[t.id] = t
+        # and what they call, transitively: a caller outside cand holds
+        # what its call site holds; one in cand and not computed yet
+        # holds every lock (the greatest solution: a cycle of calls keeps
+        # what the calls into it hold)
+        todo = list(cand.values())
+        while todo:
+            for t, _ in self.callees(todo.pop()):
+                if t.id not in cand:
+                    cand[t.id] = t
+                    todo.append(t)
+        top = None              # not known yet: every lock
         held = {}
-        for _ in range(6):
+        last = {}
+        sites = {}
+        for fid, t in cand.items():
+            if fid not in self.entries:
+                sites[fid] = [(caller, c, self._site_locks(caller, c), caller.id in cand
+                               and caller.id not in self.entries)
+                              for caller, c in self._lock_callers(t)]
+        for _ in range(60):
             new = {}
-            for fid, t in cand.items():
-                if fid in self.entries:
+            for fid, cs in sites.items():
+                if fid in held and held[fid] == {}:
+                    new[fid] = {}       # it only shrinks: nothing, for good
                     continue
-                acc = None
-                for caller, c in self.callers(t):
-                    here = self._site_locks(caller, c) | held.get(caller.id, set())
-                    acc = here if acc is None else acc & here
+                acc = top
+                for caller, c, here, inside in cs:
+                    if inside:
+                        h = held.get(caller.id, top)
+                        if h is top:
+                            continue
+                        if h:
+                            # where a lock is taken names it better than an assertion
+                            here = dict(here, **{k: v for k, v in h.items() if k not in here
+                                                 or here[k][0].startswith("lockdep_assert")})
+                    acc = dict(here) if acc is top else {k: v for k, v in acc.items()
+                                                         if k in here}
                     if not acc:
                         break
-                if acc:
-                    new[fid] = acc
-            if new == held:
+                new[fid] = acc if cs else {}
+            same = {f: None if v is top else sorted(v) for f, v in new.items()} == \
+                {f: None if v is top else sorted(v) for f, v in held.items()}
+            if same:
                 break
-            held = new
-            for fid in list(held):
-                for t, _ in self.callees(cand[fid]):
-                    cand.setdefault(t.id, t)
+            last, held = held, new
+        else:
+            # not settled: keep what the last two rounds agree on
+            held = {fid: v for fid, v in held.items()
+                    if v is not top and last.get(fid) is not top and
+                    sorted(v) == sorted(last.get(fid) or ())}
+        held = {fid: v for fid, v in held.items() if v}
         self.inherited = held
         self.inherited_irq = self._inherit_kind("irq")
         self.inherited_preempt = self._inherit_kind("preempt")
@@ -980,6 +1120,9 @@ class Audit:
         for rel in sorted(self.facts):
             for name, defs in self.facts[rel].get("percpu_macros", {}).items():
                 macros[name].extend(defs)
+        for name, defs in self._op_helpers().items():
+            if name not in macros:
+                macros[name] = defs
         macro_names = set(macros)
         kinds = {}          # call name -> "ptr", an op_accessor() kind or None
         for fn in self.fns:
@@ -1029,6 +1172,36 @@ class Audit:
                             self.rt_excluded[dd[1]] += 1
         return out
 
+    def _op_helpers(self):
+        """Small static functions that are only IRQ-safe per-CPU operations
+        on their __percpu pointer parameters (qstats_cpu_drop_inc(q):
+        this_cpu_inc(q->drops)): {name: [{"params", "calls", "where"}]},
+        expanded at their call sites as the macros are, the call site
+        being the access.  A name defined more than once, or differently,
+        is not expanded."""
+        out = {}
+        for name, fns in self.by_name.items():
+            if len(fns) != 1:
+                continue
+            fn = fns[0]
+            if not fn.static or not fn.calls or len(fn.calls) > 3 or not fn.params:
+                continue
+            ok = True
+            for c in fn.calls:
+                if K.op_accessor(c["f"]) != "irq-safe" or c["f"].endswith("_read") or \
+                        not c["args"]:
+                    ok = False
+                    break
+                m = re.match(r"^[&(\s]*(\w+)\s*(?:->|\.|\)|$)", c["args"][0])
+                if not m or m.group(1) not in fn.params:
+                    ok = False
+                    break
+            if ok:
+                out[name] = [{"params": list(fn.params), "where": fn.where(),
+                              "calls": [{"f": c["f"], "args": list(c["args"])}
+                                        for c in fn.calls]}]
+        return out
+
     @staticmethod
     def _expanded(fn, macros):
         """fn's calls, an invocation of a macro that does per-CPU
@@ -1048,7 +1221,9 @@ class Audit:
                         for p, v in zip(d["params"], c["args"]):
                             a = re.sub(r"\b%s\b" % re.escape(p), lambda m: v, a)
                         args.append(re.sub(r"\(\s*(\w+(?:\s*(?:->|\.)\s*\w+)*)\s*\)", r"\1", a))
-                    yield dict(c, f=mc["f"], args=args, macro=c["f"])
+                    yield dict(c, f=mc["f"], args=args, macro=c["f"],
+                               **({"inline": "%s() (%s)" % (c["f"], d["where"])}
+                                  if "where" in d else {}))
 
     def _local_container(self, c):
         """The per-CPU datum whose local copy container_of() reaches
@@ -1079,6 +1254,8 @@ class Audit:
             remote = not (local or cpu in fn.local_cpu)
         base = {"file": fn.file, "function": fn.name, "accessor": c["f"],
                 "op": kind, "remote": remote}
+        if c.get("inline"):
+            base["inline"] = c["inline"]
         uses = c.get("uses") or []
         target = c.get("target")
         if not chain:
@@ -1112,6 +1289,7 @@ class Audit:
                 if a != var:
                     continue
                 outer = state_at(fn, cc["line"], cc["col"])
+                outer = outer._replace(nested=tuple(self._keyed(fn, it) for it in outer.nested))
                 for callee in self.resolve(cc["f"], fn.file):
                     if i >= len(callee.params) or not callee.params[i]:
                         continue
@@ -1150,33 +1328,50 @@ class Audit:
         m = re.match(r"(?:struct|union)\s+(\w+)$", d["type"])
         return self.structs.get(m.group(1)) if m else None
 
+    def _nested_members(self):
+        """Last names of the locks passed to local_lock_nested_bh()."""
+        got = self.__dict__.get("_nested_names")
+        if got is None:
+            got = self._nested_names = set()
+            for fn in self.fns:
+                if fn.names.isdisjoint(K.NESTED_ON):
+                    continue
+                for c in fn.calls:
+                    if c["f"] in K.NESTED_ON and c["args"]:
+                        w = re.findall(r"\w+", c["args"][0])
+                        if w:
+                            got.add(w[-1])
+        return got
+
     def _asserted(self, fn):
-        """lockdep_assert_held(&p->lock) in fn, with p resolved to the
-        per-CPU datum it was taken from: '&datum.lock'."""
+        """lockdep_assert_held() of a nested-BH lock in fn whose object
+        resolves to a per-CPU datum (&p->lock with p taken from it,
+        &this_cpu_ptr(d)->lock, this_cpu_ptr(&d.lock)): {key: (where, datum)}."""
         cache = self.__dict__.setdefault("_asserted_cache", {})
         if fn.id in cache:
             return cache[fn.id]
-        out = set()
+        out = {}
         for c in fn.calls:
             if c["f"] not in K.ASSERT_HELD or not c["args"]:
                 continue
-            words = re.findall(r"\w+", c["args"][0])
-            if len(words) < 2:
-                continue
-            for a in fn.calls:
-                if a.get("target") == words[0] and a["args"]:
-                    d = self.datum_of(a["args"][0], fn.file)
-                    if d:
-                        out.add("&%s.%s" % (d[1], words[-1]))
+            datum, key = self.lock_key(fn, c["args"][0])
+            if datum and key.split(".")[-1] in self._nested_members():
+                out.setdefault(key, ("%s(%s) in %s() at %s:%d" % (
+                    c["f"], c["args"][0], fn.name, fn.file, c["line"]), datum))
         cache[fn.id] = out
         return out
 
     def _access(self, fn, acc, names, reach, outer=None):
         snap = state_at(fn, acc["line"], acc["col"])
+        snap = snap._replace(nested=tuple(self._keyed(fn, it) for it in snap.nested))
         if fn.id in self.inherited:
             snap = snap._replace(nested=snap.nested + tuple(
-                ("local_lock_nested_bh", 0, a + " (held by every caller)")
-                for a in sorted(self.inherited[fn.id])))
+                ("local_lock_nested_bh", 0, "%s (held by every caller)" % key, key, datum,
+                 "held by every caller of %s(): %s" % (fn.name, where))
+                for key, (where, datum) in sorted(self.inherited[fn.id].items())))
+        for key, (where, datum) in sorted(self._asserted(fn).items()):
+            snap = snap._replace(nested=snap.nested + (
+                ("lockdep_assert_held", 0, key, key, datum, where),))
         for kind, held in (("irq", self.inherited_irq), ("preempt", self.inherited_preempt)):
             if fn.id in held and not getattr(snap, kind):
                 snap = snap._replace(**{kind: (("held by every caller: " + held[fn.id], 0, ""),)})
@@ -1367,8 +1562,20 @@ class Audit:
         def related(items):
             return [it for it in items if _words(it[2]) & names]
 
-        if related(snap.nested):
-            it = related(snap.nested)[-1]
+        # every nested-BH lock held here, by key: a lock of another datum
+        # held around each BH access of this one covers it (verdict.py)
+        acc["_held"] = {}
+        for it in snap.nested:
+            if len(it) > 5:
+                acc["_held"].setdefault(it[3], it[5])
+        own = [it for it in snap.nested if len(it) > 5 and it[4] == name] or \
+            related(snap.nested)
+        if own:
+            it = own[-1]
+            if len(it) > 5 and (it[1] == 0 or " -> " in it[0]):
+                return "nested-bh", it[5]
+            if len(it) > 5 and it[4] == name and not (_words(it[2]) & names):
+                return "nested-bh", it[5]
             return "nested-bh", "%s(%s) at line %d" % (it[0], it[2], it[1])
         fn_asserts = self._asserts(acc, names)
         if fn_asserts:
@@ -1386,6 +1593,9 @@ class Audit:
             it = snap.irq[-1]
             return "irq-disabled", "%s() at line %d" % (it[0], it[1])
         if acc["op"] == "irq-safe" and not self._reads_pointer(name, acc):
+            if acc.get("inline"):
+                return "irq-safe-op", "%s() in %s is a single IRQ-safe operation" % (
+                    acc["accessor"], acc["inline"])
             return "irq-safe-op", "%s() is a single IRQ-safe operation" % acc["accessor"]
         got = self._finer(acc, names)
         if got:

@@ -80,6 +80,41 @@ def judge(accs, rt_note):
                       "(%d root chain%s)" % (n, "" if n == 1 else "s"))
 
 
+def _cover(accs):
+    """A nested-BH lock of another datum held at every BH-context access
+    of this one that needs a lock (the datum's own nested-BH sections
+    included) covers it: hmac_ring's lock around the per-CPU tfms of the
+    HMAC algorithm, can_rcv_lock around raw_rcv()'s per-CPU state.  Those
+    accesses then count as nested-bh, the detail naming the lock and
+    where it is taken.  One lock for all of them: two accesses under
+    different locks exclude nothing."""
+    live = [a for a in accs if a["context"] in BH_CONTEXTS]
+    written = {_mkey(a) for a in accs if a["context"] not in ("remote", "init")
+               and a.get("rw") != "read"}
+    bare = [a for a in live if _bad(a) and (a.get("rw") != "read" or
+                                             (_mkey(a) in written and a.get("stale_use")))]
+    if not bare:
+        return
+    need = bare + [a for a in live if a["protection"] == "nested-bh"]
+    common = None
+    for a in need:
+        keys = set(a.get("_held") or ())
+        common = keys if common is None else common & keys
+        if not common:
+            return
+    key = sorted(common)[0]
+    for a in bare:
+        a["protection"] = "nested-bh"
+        a["protection_detail"] = ("%s; %s is held at each of the %d BH-context accesses that "
+                                  "need a lock: it covers this datum"
+                                  % (a["_held"][key], key.lstrip("~"), len(need)))
+
+
+def _drop_held(accs):
+    for a in accs:
+        a.pop("_held", None)
+
+
 def _mkey(a):
     return tuple(a.get("member") or ())
 
@@ -184,6 +219,7 @@ def _datum_findings(audit, kind, name, accs):
     base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
             "line": line, "type": typ, "subsystem": sub}
     if def_dead:
+        _drop_held(accs)
         return [dict(base, datum=label, verdict="converted",
                      reason="defined only without CONFIG_PREEMPT_RT: not per-CPU data on PREEMPT_RT",
                      config="PREEMPT_RT verdict", accesses=accs)]
@@ -206,6 +242,7 @@ def _datum_findings(audit, kind, name, accs):
         elif audit.rt_excluded.get(label + ("." + mk if mk else "")):
             note = ("accessed only in code compiled without CONFIG_PREEMPT_RT "
                     "(verdict for PREEMPT_RT)")
+        _cover(g)
         verdicts[mk] = judge(g, note) + (note,)
     # members whose only accesses are in !PREEMPT_RT code
     for key, n in audit.rt_excluded.items():
@@ -220,6 +257,7 @@ def _datum_findings(audit, kind, name, accs):
         out = []
         for mk in sorted(verdicts):
             v, why, note = verdicts[mk]
+            _drop_held(groups[mk])
             f = dict(base, datum=label + ("." + mk if mk else ""), verdict=v, reason=why,
                      accesses=groups[mk])
             if note:
@@ -230,7 +268,10 @@ def _datum_findings(audit, kind, name, accs):
     if not [a for a in accs if a["context"] not in ("remote", "init")] and audit.rt_excluded.get(label):
         rt_note = ("accessed only in code compiled without CONFIG_PREEMPT_RT "
                    "(verdict for PREEMPT_RT)")
+    if len(groups) > 1:
+        _cover(accs)
     v, why = judge(accs, rt_note)
+    _drop_held(accs)
     f = dict(base, datum=label, verdict=v, reason=why, accesses=accs)
     if rt_note:
         f["config"] = rt_note
