@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The hand-made nested-BH series for Debian's linux 6.1
-# (generated-patches/linux-6.1/), included by the top Makefile.
+# (generated-patches/linux-6.1/ and, stacked on it,
+# generated-patches/linux-6.1-beyond/), included by the top Makefile.
 #
 #   make check-series        apply on pristine and rt, per-patch object
 #                            builds, full builds, checkpatch, sparse,
@@ -26,17 +27,19 @@ CHECK_TARGETS += check-series
 # runs every step in both variants.
 SERIES_CHECK_STEPS := apply,checkpatch,sparse,handfix,audit
 
+# The stack the patched kernels are built from: both series.
 check-series:
-	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series --steps $(SERIES_CHECK_STEPS) \
-		--variants nort-debug
+	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series --series $(SERIES_BEYOND) \
+		--steps $(SERIES_CHECK_STEPS) --variants nort-debug
 
 .PHONY: check-series-full
 check-series-full:
-	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series
+	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series --series $(SERIES_BEYOND)
 
 bench-bloat:
-	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series -q --steps apply,bloat
-	@cat $(OUT)/series-6.1/bloat.txt
+	WORK=$(WORK) OUT=$(OUT) $(PY) scripts/check-series --series $(SERIES_BEYOND) -q \
+		--steps apply,bloat
+	@cat $(OUT)/series-6.1-beyond/bloat.txt
 
 # scripts/export-series: format-patch with a zero From line, no signature
 # and the fixed identity, so that the same commits give the same files; the
