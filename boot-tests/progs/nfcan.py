@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers of the nfcan guest test.
 
-  nfcan.py can-recv DEV COUNT TAG[,TAG...] SECONDS
+  nfcan.py can-recv DEV COUNT TAG[,TAG...] SECONDS GOFILE
   nfcan.py can-send DEV TAG COUNT [TUNDEV]
   nfcan.py can-round DEV TUNDEV TAG COUNT
   nfcan.py ct-insert SRC DST FIRST_PORT COUNT
@@ -17,13 +17,20 @@ receiving sockets (0x123/0x7ff and 0x100/0x700), 0x150 only the second,
 frame exactly once (raw_rcv()'s duplicate tracking); with
 CAN_RAW_JOIN_FILTERS only the 0x123 ones, once.
 
-can-recv opens both sockets, prints "listening", and waits for the
-frames of the given tags (COUNT of each identifier and kind, from
-can-send) for at most SECONDS, then half a second more for extras.
+can-recv opens both sockets, prints "listening", waits until GOFILE
+exists (the senders are done), and reads the frames of the given tags
+(COUNT of each identifier and kind, from can-send) for at most SECONDS,
+then half a second more for extras. A frame written into tun has no
+CAN skb private data of its own: raw_rcv() tells it from the previous
+one by skb address and a counter that sits in the buffer's headroom,
+and a buffer reused at once (its frame read and freed) keeps the
+previous count. Reading only once every frame is queued keeps the
+buffers of the delivered frames distinct.
 can-send sends COUNT frames of each identifier on a raw socket, and as
 many through TUNDEV when given. can-round does both in one process
-(a stress runner): it counts only its own frames (tag and nonce), among
-the frames of other senders its sockets also get. Each prints a summary
+(a stress runner; it reads once it has sent everything): it counts only
+its own frames (tag and nonce), among the frames of other senders its
+sockets also get. Each prints a summary
 and exits 0 only if the counts are exact.
 
 ct-insert creates COUNT UDP conntrack entries SRC:port -> DST:9 over
@@ -78,6 +85,7 @@ def tun_open(name):
 
 def send_all(dev, tundev, tag, count, nonce, ids=IDS):
     tx = socket.socket(socket.AF_CAN, socket.SOCK_RAW, socket.CAN_RAW)
+    tx.setsockopt(socket.SOL_CAN_RAW, socket.CAN_RAW_FILTER, b"")     # receives nothing
     tx.bind((dev,))
     tun = tun_open(tundev) if tundev else None
     pi = struct.pack("!HH", 0, ETH_P_CAN)
@@ -151,12 +159,18 @@ def wanted(tags, kinds, count, ids):
     return {(i, t, k, s) for i in ids for t in tags for k in kinds for s in range(count)}
 
 
-def can_recv(dev, count, tags, seconds):
+def can_recv(dev, count, tags, seconds, gofile):
     tags = [int(t) for t in tags.split(",")]
     socks = [rx_socket(dev, False), rx_socket(dev, True)]
     tallies = [Tally("two filters", wanted(tags, (0, 1), count, IDS[:2])),
                Tally("joined filters", wanted(tags, (0, 1), count, IDS[:1]))]
     print("listening", flush=True)
+    until = time.monotonic() + seconds
+    while not os.path.exists(gofile):
+        if time.monotonic() > until:
+            print(f"{gofile} never appeared")
+            return 1
+        time.sleep(0.01)
     collect(socks, tallies, lambda tag, nonce: tag in tags, seconds)
     return 0 if all([t.report() for t in tallies]) else 1
 
@@ -216,8 +230,8 @@ def ct_insert(src, dst, first, count):
 
 def main(argv):
     try:
-        if len(argv) == 6 and argv[1] == "can-recv":
-            return can_recv(argv[2], int(argv[3]), argv[4], float(argv[5]))
+        if len(argv) == 7 and argv[1] == "can-recv":
+            return can_recv(argv[2], int(argv[3]), argv[4], float(argv[5]), argv[6])
         if len(argv) in (5, 6) and argv[1] == "can-send":
             return can_send(argv[2], int(argv[3]), int(argv[4]), *argv[5:])
         if len(argv) == 6 and argv[1] == "can-round":

@@ -323,7 +323,9 @@ done
 can_frames() {
 	local c pids=() tags=() rc=0 rcv
 	for ((c = 0; c < NCPUS; c++)); do tags+=($((c + 1))); done
-	in_ns cn $PY "$NFCAN" can-recv vcan0 "$n" "$(IFS=,; echo "${tags[*]}")" 60 >/tmp/can.log 2>&1 &
+	rm -f /tmp/can.go
+	in_ns cn $PY "$NFCAN" can-recv vcan0 "$n" "$(IFS=,; echo "${tags[*]}")" 60 /tmp/can.go \
+		>/tmp/can.log 2>&1 &
 	rcv=$!
 	wait_line /tmp/can.log listening || return 1
 	for ((c = 0; c < NCPUS; c++)); do
@@ -331,6 +333,7 @@ can_frames() {
 		pids+=($!)
 	done
 	for c in "${pids[@]}"; do wait "$c" || rc=1; done
+	touch /tmp/can.go
 	wait "$rcv" || rc=1
 	cat /tmp/can.log
 	return $rc
