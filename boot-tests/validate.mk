@@ -20,6 +20,7 @@
 # Results (tables, per-run KTAP, coverage hit counts) go to $(OUT)/validation.
 
 VAL_PROGS := $(WORK)/val/progs
+VAL_OVS := $(WORK)/val/ovs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
@@ -33,7 +34,19 @@ VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 # to hit only by luck.
 CHECK_TARGETS += check-audit-mutants check-boot-validation
 
-progs: $(addprefix $(VAL_PROGS)/,$(VAL_BINS) $(VAL_BPF))
+progs: $(addprefix $(VAL_PROGS)/,$(VAL_BINS) $(VAL_BPF)) $(VAL_OVS)/usr/bin/ovs-dpctl
+
+# ovs-dpctl for the openvswitch test, from Debian's packages unpacked
+# into $(VAL_OVS), never installed: their maintainer scripts would start
+# Open vSwitch and load the openvswitch module into this machine's kernel.
+$(VAL_OVS)/usr/bin/ovs-dpctl:
+	@set -e; mkdir -p $(WORK); tmp=$$(mktemp -d $(WORK)/.ovs-XXXXXX); \
+	trap 'rm -rf "$$tmp"' EXIT; \
+	(cd "$$tmp" && apt-get download -q -o APT::Sandbox::User=root \
+		openvswitch-switch openvswitch-common >/dev/null); \
+	for d in "$$tmp"/*.deb; do dpkg -x "$$d" "$$tmp/root"; done; \
+	test -x "$$tmp/root/usr/bin/ovs-dpctl"; \
+	rm -rf $(VAL_OVS); mkdir -p $(dir $(VAL_OVS)); mv "$$tmp/root" $(VAL_OVS)
 
 $(VAL_PROGS):
 	@mkdir -p $@
