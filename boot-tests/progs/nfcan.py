@@ -51,6 +51,7 @@ IDS = (0x123, 0x150, 0x200)
 FILTERS = ((0x123, 0x7FF), (0x100, 0x700))
 ETH_P_CAN = 0x000C
 TUNSETIFF = 0x400454CA
+SO_RCVBUFFORCE = 33            # not in the socket module
 IFF_TUN = 0x0001
 
 
@@ -71,7 +72,7 @@ def rx_socket(dev, join):
                  b"".join(struct.pack("=II", i, m) for i, m in FILTERS))
     if join:
         s.setsockopt(socket.SOL_CAN_RAW, socket.CAN_RAW_JOIN_FILTERS, 1)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUFFORCE, 16 << 20)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 16 << 20)
     s.bind((dev,))
     s.setblocking(False)
     return s
