@@ -4,7 +4,9 @@ series. `build()` applies the series on a worktree (once per content),
 then runs scripts/build-kernel (the low-level configure-and-make step)
 and returns a Kernel naming the source, build directory and image.
 scripts/kernel is its command-line launcher."""
+import contextlib
 import dataclasses
+import fcntl
 import os
 import shutil
 import tempfile
@@ -115,11 +117,34 @@ def prepare(tree, variant, series="none", log=None, flavour=""):
     return k
 
 
+@contextlib.contextmanager
+def locked(k, log=None):
+    """Hold the lock of K's source: one program at a time re-makes a
+    worktree or builds from it (two builds in one directory, or a
+    worktree re-made under a running build, leave objects compiled from
+    the wrong sources). Others wait, and say so."""
+    os.makedirs(paths.work(), exist_ok=True)
+    name = os.path.basename(k.source.rstrip("/")) or "tree"
+    with open(os.path.join(paths.work(), f".{name}.lock"), "w") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            (log or proc.Log("kernel"))(f"waiting for another build of {k.source}")
+            fcntl.flock(f, fcntl.LOCK_EX)
+        yield
+
+
 def build(tree, variant, series="none", targets=(), flavour="", log=None):
     """Prepare and build; TARGETS empty = the whole kernel (bzImage);
     FLAVOUR adds its fragment and builds in a directory of its own.
     The build's output goes to the user's stderr (minutes of progress).
-    Returns the Kernel; Failure when the build fails."""
+    Under the source's lock (locked()). Returns the Kernel; Failure when
+    the build fails."""
+    with locked(locate(tree, variant, series, flavour), log):
+        return _build(tree, variant, series, targets, flavour, log)
+
+
+def _build(tree, variant, series, targets, flavour, log):
     k = prepare(tree, variant, series, log, flavour)
     cmd = [os.path.join(paths.REPO, "scripts", "build-kernel"), "--variant", variant,
            "--src", k.source, "--out", k.build]
