@@ -24,7 +24,9 @@ VAL_OVS := $(WORK)/val/ovs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
-	preempt-pair
+	preempt-pair frame-send
+# Python programs the guest runs with the host's /usr/bin/python3.
+VAL_PY := ovs-execute.py
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 
@@ -34,7 +36,10 @@ VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 # to hit only by luck.
 CHECK_TARGETS += check-audit-mutants check-boot-validation
 
-progs: $(addprefix $(VAL_PROGS)/,$(VAL_BINS) $(VAL_BPF)) $(VAL_OVS)/usr/bin/ovs-dpctl
+progs: $(addprefix $(VAL_PROGS)/,$(VAL_BINS) $(VAL_BPF) $(VAL_PY)) $(VAL_OVS)/usr/bin/ovs-dpctl
+
+$(VAL_PROGS)/%.py: boot-tests/progs/%.py | $(VAL_PROGS)
+	cp $< $@.tmp && mv $@.tmp $@
 
 # ovs-dpctl for the openvswitch test, from Debian's packages unpacked
 # into $(VAL_OVS), never installed: their maintainer scripts would start
