@@ -344,7 +344,7 @@ echo "can_receive $(cov_hits can_receive) (if recorded)"
 # shellcheck disable=SC2016 # expanded by the inner shell, per side
 stress "CAN delivery (can_rcv_lock), preempted on CPU 0" \
 	sh -c 'exec ip netns exec cn '"$PY"' "$0" can-round vcan0 "ctun$PREEMPT_PAIR_SIDE" \
-		$((100 + PREEMPT_PAIR_SIDE)) 100' "$NFCAN"
+		$((100 + PREEMPT_PAIR_SIDE)) 40' "$NFCAN"
 
 # --- softnet_data.flow_limit ------------------------------------------
 # Two veth pairs from fla to flb: fb0's receive queue steered to the last
