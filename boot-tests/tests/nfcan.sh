@@ -30,7 +30,9 @@
 # the flow limit (two senders into two different backlogs).
 . "$(dirname "$0")/val-lib.sh"
 PY=/usr/bin/python3
-NFCAN=$(cd "$(dirname "$0")/../progs" && pwd)/nfcan.py
+# From make progs (VAL_PY), else from the source tree the guest sees too.
+NFCAN=$PROGS/nfcan.py
+[[ -f $NFCAN ]] || NFCAN=$(cd "$(dirname "$0")/../progs" && pwd)/nfcan.py
 n=300                # datagrams or frames per CPU and destination
 N=$((n * NCPUS))
 
