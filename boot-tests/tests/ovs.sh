@@ -137,6 +137,7 @@ check "the recirculated executions ran the recirc_id(0x2) flow" \
 # Two tasks on CPU 0: one sends UDP through the datapath (executed in its
 # BH sections, on PREEMPT_RT), the other injects packets with
 # OVS_PACKET_CMD_EXECUTE; both take the CPU's ovs_pcpu_storage lock.
+# shellcheck disable=SC2016 # expanded by the inner shell
 stress "openvswitch actions from the receive path and from packet execute, preempted on CPU 0" \
 	sh -c 'if [ "$PREEMPT_PAIR_SIDE" = 1 ]; then
 			exec ip netns exec or /usr/bin/python3 '"$PROGS"'/ovs-execute.py dp0 1 output:2 \

@@ -58,6 +58,7 @@ snap 1
 check "UDP over vxlan, IPv6 underlay, from every CPU intact" \
 	udp_flow xa xb 10.31.6.2 9301 "$count" 1200 90
 snap 2
+# shellcheck disable=SC2016 # expanded by the inner shell
 check "UDP back over both at once from every CPU intact" \
 	eval 'udp_flow xb xa 10.31.4.1 9302 "$count" 1200 90 &
 		p=$!; udp_flow xb xa 10.31.6.1 9303 "$count" 1200 90 && wait "$p"'
@@ -96,6 +97,7 @@ churn() {
 }
 on_cpu 0 bash -c "$(declare -f in_ns churn); churn" &
 ch=$!
+# shellcheck disable=SC2016 # expanded by the inner shell
 check "UDP over both underlays intact while their routes change" \
 	eval 'udp_flow xa xb 10.31.4.2 9304 "$count" 1200 90 &
 		p=$!; udp_flow xa xb 10.31.6.2 9305 "$count" 1200 90 && wait "$p"'
@@ -115,6 +117,7 @@ fi
 # Both underlays from two tasks preempting each other on CPU 0: the
 # sender's dst_cache sections and the receive side's gro_cell (the
 # backlog of CPU 0 runs in whichever task's BH section raised it).
+# shellcheck disable=SC2016 # expanded by the inner shell
 stress "vxlan transmit and receive (dst_cache, gro_cells), preempted on CPU 0" \
 	sh -c 'if [ "$PREEMPT_PAIR_SIDE" = 1 ]; then a=10.31.6.2; else a=10.31.4.2; fi
 		exec ip netns exec xa '"$PROGS"'/udp-check send $a 9306 1000000000 1200'
