@@ -712,16 +712,24 @@ class Audit:
             ends.append("stored in .%s, a field too generic to resolve by name" % field)
         return out, ends
 
+    def _not_called_by(self, t, fn, c):
+        """T is handed to the call C in FN (a registration that stores it):
+        true when that callee does not run it (not an INDIRECT_CALL or
+        a synchronous callback taker, and no resolved callee runs the
+        parameter T is passed as)."""
+        f = c["f"]
+        if f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS:
+            return False
+        i = next((k for k, a in enumerate(c["args"]) if a.lstrip("&") == t.name), None)
+        return i is None or not any(self._runs_param(h, i) for h in self.resolve(f, fn.file))
+
     def _graph_proof_callers(self, t):
         g = self.graph
         out, ends = [], []
         for fn, c, how in g.callers.get(t, ()):
             if how.startswith("passed to "):
                 f = c["f"]
-                i = next((k for k, a in enumerate(c["args"]) if a.lstrip("&") == t.name), None)
-                if not (f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS) and (
-                        i is None or not any(self._runs_param(h, i)
-                                             for h in self.resolve(f, fn.file))):
+                if self._not_called_by(t, fn, c):
                     ends.append("passed to %s() in %s() (%s:%d), which does not call it"
                                 % (f, fn.name, fn.file, c["line"]))
                     continue
@@ -903,13 +911,8 @@ class Audit:
             return self.callers(t)
         out = []
         for fn, c, how in self.graph.callers.get(t, ()):
-            if how.startswith("passed to "):
-                f = c["f"]
-                i = next((k for k, a in enumerate(c["args"]) if a.lstrip("&") == t.name), None)
-                if not (f.startswith("INDIRECT_CALL") or f in K.SYNC_CALLBACKS) and (
-                        i is None or not any(self._runs_param(h, i)
-                                             for h in self.resolve(f, fn.file))):
-                    continue
+            if how.startswith("passed to ") and self._not_called_by(t, fn, c):
+                continue
             out.append((fn, c))
         return out
 
