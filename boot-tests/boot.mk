@@ -10,7 +10,7 @@ MAIN_TARGETS += boot-pristine
 
 .PHONY: check-boot check-pristine boot-pristine
 check-boot:
-	@boot-tests/check $(SERIES_61) $(SERIES_NO_BH_LOCK)
+	@boot-tests/check $(SERIES_BEYOND) $(SERIES_NO_BH_LOCK)
 
 check-pristine:
 	@boot-tests/check none

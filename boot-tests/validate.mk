@@ -118,19 +118,6 @@ check-mutants-no-bh-lock: progs
 check-mutant-kinds: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-mutants --variant nort-debug --select kinds
 
-# The second series (generated-patches/linux-6.1-beyond, on top of the
-# first): patched nort-debug and rt-debug (with the softirq lock) through
-# every validation test and those of the second series, with coverage of
-# both series' converted functions. Two more kernel builds; not in make
-# check yet (its guest tests take about 15 more minutes per boot).
-.PHONY: validation-beyond
-VAL_TESTS_BEYOND = $(shell $(PY) -c 'import sys; sys.path.insert(0, "."); \
-	from nbhlib import validation as v; print(",".join(v.TESTS + v.TESTS_BEYOND))')
-validation-beyond: progs
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --series $(SERIES_BEYOND) \
-		--kernels patched-nort-debug,patched-rt-debug --tests $(VAL_TESTS_BEYOND) \
-		--outdir $(OUT)/validation-beyond
-
 # The live frame leg of bpf-redirect 20 times in a row on each patched
 # debug kernel of make check (rt-debug without the softirq lock): its
 # accounting is exact, so a single failure is a bug.
@@ -171,8 +158,9 @@ validation-no-conversions: progs
 		--rt-series boot-tests/series/rt-no-bh-lock-alone --stress $(STRESS_SECONDS) \
 		--outdir $(OUT)/validation-no-conversions
 
-# The patched rt-debug kernel with the softirq lock (the nested-BH series
-# alone), through every validation test. One more kernel build.
+# The patched rt-debug kernel with the softirq lock (the two nested-BH
+# series, without linux-6.1-rt-no-bh-lock), through every validation
+# test. One more kernel build.
 .PHONY: validation-bh-lock
 validation-bh-lock: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \

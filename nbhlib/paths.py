@@ -19,8 +19,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TREES = ("6.1", "6.12")
 VARIANTS = ("nort", "nort-debug", "rt", "rt-debug")
 SERIES_61 = os.path.join(REPO, "generated-patches", "linux-6.1")
-# The conversions beyond upstream's, stacked on SERIES_61 (make
-# validation-beyond boots it; make check's kernels have SERIES_61).
+# The conversions beyond upstream's, stacked on SERIES_61: the series of
+# the patched kernels the boot tests build.
 SERIES_BEYOND = os.path.join(REPO, "generated-patches", "linux-6.1-beyond")
 # The stack on top of it that drops the softirq lock (6.1-rt only).
 SERIES_NO_BH_LOCK = os.path.join(REPO, "generated-patches", "linux-6.1-rt-no-bh-lock")

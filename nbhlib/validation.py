@@ -19,10 +19,9 @@ from . import boot, coverage, kernel, paths, proc
 
 TREE = "6.1"
 TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
-         "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock")
-# The tests of the second series (generated-patches/linux-6.1-beyond),
-# run after TESTS by make validation-beyond.
-TESTS_BEYOND = ("tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs")
+         "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock",
+         # the second series (generated-patches/linux-6.1-beyond)
+         "tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs")
 KINDS = ("pristine", "patched")
 # Where the guest mounts the validation directory, and what it finds there.
 GUEST_VALDIR = "/tmp/nbh-val"
