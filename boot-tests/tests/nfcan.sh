@@ -7,7 +7,8 @@
 #   cross the TEE rule and nft's dup rule again without being duplicated
 #   once more, and jump into a legacy user chain while the original's
 #   traversal of the same table is still inside one (the second half of
-#   the jumpstack, ipt_do_table and ip6t_do_table).
+#   the jumpstack, ipt_do_table and ip6t_do_table; iptables-nft where
+#   the kernel has no legacy table).
 # - netns_ct.stat: conntrack entries inserted over ctnetlink from every
 #   CPU move that CPU's "insert" counter by exactly as many.
 # - nft_pipapo_match.scratch: an interval set of concatenated address
@@ -71,10 +72,18 @@ done
 # each duplicate jumps into NBHDUP while its original is still in NBHTEE
 # of the same table, and meets TEE again there (skipped: it is a
 # duplicate). filter OUTPUT counts both in NBHCNT.
-xt() { # 4|6 ARGS...: iptables-legacy or ip6tables-legacy in ta
+# A kernel without them (PREEMPT_RT without the softirq lock builds no
+# legacy table) gets the same rules through nf_tables: iptables-nft, whose
+# TEE is the xtables target run by nft_compat.
+xtkind=legacy
+if ! in_ns ta iptables-legacy -t mangle -n -L >/dev/null 2>&1; then
+	xtkind=nft
+	echo "no legacy iptables tables in this kernel: the xtables rules go through iptables-nft"
+fi
+xt() { # 4|6 ARGS...: iptables-$xtkind or ip6tables-$xtkind in ta
 	local v=$1
 	shift
-	if [[ $v == 4 ]]; then in_ns ta iptables-legacy "$@"; else in_ns ta ip6tables-legacy "$@"; fi
+	if [[ $v == 4 ]]; then in_ns ta "iptables-$xtkind" "$@"; else in_ns ta "ip6tables-$xtkind" "$@"; fi
 }
 for v in 4 6; do
 	if [[ $v == 4 ]]; then tee=9401 dup=9403 gw=10.40.2.2; else tee=9402 dup=9404 gw=fc00:40:2::2; fi
@@ -190,13 +199,13 @@ done
 for v in 4 6; do
 	family=ip
 	[[ $v == 6 ]] && family=ip6
-	check "IPv$v legacy mangle OUTPUT: $N duplicates into NBHDUP, $N originals into NBHTEE, per port" \
+	check "IPv$v $xtkind mangle OUTPUT: $N duplicates into NBHDUP, $N originals into NBHTEE, per port" \
 		expect "mangle OUTPUT" "$((2 * N)) $((2 * N))" xt_counts $v mangle OUTPUT
-	check "IPv$v legacy NBHTEE: TEE, the original after it, the nft dup port's original" \
+	check "IPv$v $xtkind NBHTEE: TEE, the original after it, the nft dup port's original" \
 		expect "mangle NBHTEE" "$N $N $N" xt_counts $v mangle NBHTEE
-	check "IPv$v legacy NBHDUP: the duplicates meet TEE again (not duplicated), both ports" \
+	check "IPv$v $xtkind NBHDUP: the duplicates meet TEE again (not duplicated), both ports" \
 		expect "mangle NBHDUP" "$N $N $N" xt_counts $v mangle NBHDUP
-	check "IPv$v legacy filter: originals and duplicates through NBHCNT" \
+	check "IPv$v $xtkind filter: originals and duplicates through NBHCNT" \
 		expect "filter NBHCNT" "$N $N $N $N" xt_counts $v filter NBHCNT
 	for r in tee-orig tee-dup dup-orig dup-dup; do
 		check "IPv$v nft output $r: $N" expect "nft $r" "$N" nft_count ta $family nbhdup out $r
