@@ -234,6 +234,12 @@ class Guest:
                "-nodefaults", "-no-user-config", "-display", "none",
                "-serial", "stdio", "-no-reboot",
                "-kernel", self.image, "-append", self.cmdline()]
+        # A human monitor socket beside the run's output, to look into a
+        # guest that stops reporting (info registers -a: where its vCPUs
+        # spin); left out when the path is too long for a socket.
+        monitor = os.path.join(os.path.dirname(os.path.abspath(outdir)), "monitor")
+        if len(monitor) < 100:
+            cmd += ["-monitor", f"unix:{monitor},server=on,wait=off"]
         for obj in (ROOT_SHARE, Share("nbhout", outdir, readonly=False)) + \
                 tuple(self.shares) + tuple(self.nics):
             cmd += obj.args()
