@@ -5,10 +5,11 @@
  *
  *   preempt-pair CPU SECONDS PERIOD_US CMD [ARG...]
  *
- * A "low" runner (SCHED_OTHER) and a "high" runner (SCHED_FIFO 10) are
- * pinned to CPU, each in its own process group, and start CMD again each
- * time it exits until SECONDS have passed; a run still going then is
- * killed and counted as cut, not failed (CMD may run for ever). The controller (SCHED_FIFO
+ * A "low" runner (SCHED_OTHER) and a "high" runner (SCHED_FIFO 10 for
+ * CMD, 11 for the runner itself) are pinned to CPU, each in its own
+ * process group, and start CMD again each time it exits until SECONDS
+ * have passed; a run still going then is killed and counted as cut, not
+ * failed (CMD may run for ever). The controller (SCHED_FIFO
  * 20, same CPU) stops the high runner's group with SIGSTOP for a random
  * time of PERIOD_US/2 to 3*PERIOD_US/2, during which the low runner
  * runs, and resumes it with SIGCONT: the high runner becomes runnable
@@ -64,9 +65,14 @@ static void cut(int sig)
 		kill(running, SIGKILL);
 }
 
-/* A runner: CMD again and again until DEADLINE; its exit status carries
- * whether every run succeeded, its output the counts. */
-static void runner(const char *name, int side, double deadline, char **cmd)
+/* A runner: CMD again and again until DEADLINE, CMD with POLICY and
+ * PRIO; its exit status carries whether every run succeeded, its output
+ * the counts. A SCHED_FIFO runner sits one priority above its CMD: at
+ * the same priority, a CMD that never sleeps (a sender whose datagrams
+ * are dropped without ENOBUFS) would keep the runner from ever running
+ * its alarm handler, and so from ever cutting it. */
+static void runner(const char *name, int side, int policy, int prio, double deadline,
+		   char **cmd)
 {
 	long runs = 0, failed = 0, cuts = 0;
 	char value[2] = { '0' + side, 0 };
@@ -83,6 +89,7 @@ static void runner(const char *name, int side, double deadline, char **cmd)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
+			set_policy(policy, prio);
 			if (!freopen("/dev/null", "w", stdout))
 				die("/dev/null");
 			execvp(cmd[0], cmd);
@@ -114,8 +121,8 @@ static pid_t start(const char *name, int side, int policy, int prio, double dead
 	if (!pid) {
 		if (setpgid(0, 0))
 			die("setpgid");
-		set_policy(policy, prio);
-		runner(name, side, deadline, cmd);
+		set_policy(policy, policy == SCHED_FIFO ? prio + 1 : prio);
+		runner(name, side, policy, prio, deadline, cmd);
 	}
 	setpgid(pid, pid);
 	return pid;
