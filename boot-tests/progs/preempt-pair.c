@@ -79,16 +79,23 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 	int status;
 	pid_t pid;
 
+	sigset_t alrm, old;
+
 	if (setenv("PREEMPT_PAIR_SIDE", value, 1))
 		die("setenv");
 	signal(SIGALRM, cut);
 	alarm((unsigned int)(deadline - now()) + 1);
+	sigemptyset(&alrm);
+	sigaddset(&alrm, SIGALRM);
 
 	while (now() < deadline) {
+		/* A SIGALRM between fork() and running = pid would be lost. */
+		sigprocmask(SIG_BLOCK, &alrm, &old);
 		pid = fork();
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
+			sigprocmask(SIG_SETMASK, &old, NULL);
 			set_policy(policy, prio);
 			if (!freopen("/dev/null", "w", stdout))
 				die("/dev/null");
@@ -97,6 +104,7 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 			_exit(127);
 		}
 		running = pid;
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				die("waitpid");
@@ -171,6 +179,14 @@ int main(int argc, char **argv)
 		kill(-high, SIGCONT);
 	}
 	kill(-high, SIGCONT);
+	/*
+	 * Cut the runs still going now rather than by the runners' own
+	 * alarms: on PREEMPT_RT their timers expire in the timer softirq
+	 * thread, which a SCHED_FIFO command that never sleeps keeps off
+	 * the CPU; a signal sent from here wakes the runner at once.
+	 */
+	kill(high, SIGALRM);
+	kill(low, SIGALRM);
 	printf("preempt-pair stops=%ld\n", stops);
 	if (waitpid(low, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
 		rc = 1;
