@@ -21,6 +21,16 @@ done < <(cat "$T"/trace_stat/function* 2>/dev/null | awk 'NF >= 2 && $2 ~ /^[0-9
 while read -r name n _; do
 	hits[${name#nbhcov/}]=$n
 done < <(awk '$1 ~ /^nbhcov\// {print $1, $2}' "$T/kprobe_profile")
+# callers_of FUNC: "CALLER[,CALLER...] HITS", the callers cov-start
+# profiled for FUNC and the sum of their hits, or "- 0".
+callers_of() {
+	local c list="" sum=0
+	while read -r c; do
+		list+=${list:+,}$c
+		sum=$((sum + ${hits[$c]:-0}))
+	done < <(awk -v f="$1" '$1 == f {print $2}' "$state/callers")
+	echo "${list:--} $sum"
+}
 zero=0
 pristine=pristine:
 [[ $(param nbh.patched) == 1 ]] && pristine=none:
@@ -28,20 +38,32 @@ while read -r func; do
 	n=${hits[$func]:-0}
 	reason=$(awk -v f="$func" -v p="$pristine$func" '$1 == f || $1 == p {
 		$1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
-	caller=$(awk -v f="$func" '$1 == f {print $2; exit}' "$state/callers")
+	read -r callers ran < <(callers_of "$func")
 	if ((n > 0)); then
 		echo "coverage $func $n"
 	elif [[ -n $reason ]]; then
 		echo "coverage $func 0 # unreachable here: $reason"
-	elif [[ -n $caller ]] && ((${hits[$caller]:-0} > 0)); then
-		echo "coverage $func 0 # inlined into $caller here, which ran ${hits[$caller]} times"
+	elif ((ran > 0)); then
+		echo "coverage $func 0 # inlined into $callers here, which ran $ran times"
 	else
 		echo "coverage $func 0 # NEVER RAN"
 		zero=$((zero + 1))
 	fi
 done < <(sort -u "$state/ftrace" "$state/kprobe")
+# A function without a symbol: credited with the hits of the callers
+# boot-tests/coverage/inlined names for it, and never ran when they did
+# not run; without such a line, its body is only counted in callers
+# nobody named.
 while read -r func; do
-	echo "coverage $func inlined # no symbol: counted in its callers"
+	read -r callers ran < <(callers_of "$func")
+	if [[ $callers == - ]]; then
+		echo "coverage $func inlined # no symbol: counted in its callers"
+	elif ((ran > 0)); then
+		echo "coverage $func inlined # no symbol: inlined into $callers, which ran $ran times"
+	else
+		echo "coverage $func inlined # NEVER RAN: no symbol, and its callers $callers never ran"
+		zero=$((zero + 1))
+	fi
 done <"$state/inlined"
 if [[ -s $state/kprobe ]]; then
 	echo 0 >"$T/events/nbhcov/enable"

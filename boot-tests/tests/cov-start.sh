@@ -5,8 +5,10 @@
 # function ftrace can trace goes to the function profiler; one that has
 # a symbol but no ftrace site gets a kprobe; one with neither was
 # inlined and is recorded as such. A function that some builds inline
-# into a caller (boot-tests/coverage/inlined) also has that caller
-# profiled, for cov-check to credit. cov-check reads the counts at the end.
+# into a caller (boot-tests/coverage/inlined: one line per caller) also
+# has that caller profiled, for cov-check to credit; so does a function
+# without a symbol that the file names. cov-check reads the counts at the
+# end.
 # The exit trap of val-lib.sh only cleans namespaces, which this has none.
 . "$(dirname "$0")/val-lib.sh"
 list=$(param nbh.covlist)
@@ -33,7 +35,7 @@ while read -r func _; do
 done < <(sort -u "$list")
 while read -r func caller _; do
 	[[ -z $func || $func == \#* ]] && continue
-	grep -qxF "$func" "$state/ftrace" "$state/kprobe" || continue
+	grep -qxF "$func" "$state/ftrace" "$state/kprobe" "$state/inlined" || continue
 	grep -qxF "$caller" "$state/traceable" && echo "$func $caller" >>"$state/callers"
 done <"$inlined"
 sort -u -o "$state/ftrace" "$state/ftrace"
