@@ -5,7 +5,9 @@
 # has no symbol). Fails if any function with a symbol has zero hits,
 # unless boot-tests/coverage/unreachable names it with its reason (as
 # "pristine:FUNCTION" when only a kernel without the series cannot reach
-# it; run-validation passes nbh.patched=1 for patched kernels), or
+# it; run-validation passes nbh.patched=1 for patched kernels; as
+# "!CONFIG_FOO:FUNCTION" when only a kernel without CONFIG_FOO, read from
+# /proc/config.gz, cannot), or
 # boot-tests/coverage/inlined names a caller it may be inlined into and
 # that caller ran (the credit is printed on the line).
 . "$(dirname "$0")/val-lib.sh"
@@ -34,10 +36,30 @@ callers_of() {
 zero=0
 pristine=pristine:
 [[ $(param nbh.patched) == 1 ]] && pristine=none:
+config=$(zcat /proc/config.gz 2>/dev/null || true)
+# unreachable_reason FUNC: the reason the unreachable file gives for FUNC
+# on this kernel, if any.
+unreachable_reason() {
+	local key reason opt
+	while read -r key reason; do
+		case $key in
+		"$1" | "$pristine$1") ;;
+		!CONFIG_*:"$1")
+			opt=${key%%:*}
+			opt=${opt#!}
+			if [[ -z $config ]] || grep -q "^$opt=" <<<"$config"; then
+				continue
+			fi
+			;;
+		*) continue ;;
+		esac
+		echo "$reason"
+		return
+	done <"$unreachable"
+}
 while read -r func; do
 	n=${hits[$func]:-0}
-	reason=$(awk -v f="$func" -v p="$pristine$func" '$1 == f || $1 == p {
-		$1 = ""; sub(/^ /, ""); print }' "$unreachable" 2>/dev/null)
+	reason=$(unreachable_reason "$func")
 	read -r callers ran < <(callers_of "$func")
 	if ((n > 0)); then
 		echo "coverage $func $n"
