@@ -76,10 +76,9 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 {
 	long runs = 0, failed = 0, cuts = 0;
 	char value[2] = { '0' + side, 0 };
+	sigset_t alrm, old;
 	int status;
 	pid_t pid;
-
-	sigset_t alrm, old;
 
 	if (setenv("PREEMPT_PAIR_SIDE", value, 1))
 		die("setenv");
