@@ -11,12 +11,16 @@ that replaces per-CPU state (current->net_xmit, nf_in_duplicate() and
 nf_set_in_duplicate()); or a call of an inline helper that the series
 defines with such a line in a header (a lock helper, say), taking the
 helper's locks.
-Only .c files are listed: header helpers are inline and have no symbol
-of their own to probe. The guest's coverage
+A header helper is listed under its header only when the series touches
+none of its callers (the conversion lies wholly inside the helper, as
+in mptcp_subflow_delegate()): otherwise the callers stand for it. It may
+have no symbol of its own to probe (boot-tests/coverage/inlined then
+names the callers that credit it). The guest's coverage
 tests (cov-start, cov-check), its lock-contention check (contention-check,
 from the locks column) and make-mutants work from this list.
 """
 import dataclasses
+import os
 import re
 
 from . import proc, series as ser
@@ -28,6 +32,12 @@ MARKER = re.compile(r"(\b|__)(local_lock_nested_bh|local_unlock_nested_bh|"
 # The lock a local_lock_nested_bh() call takes: "&napi_alloc_cache.bh_lock"
 # gives "napi_alloc_cache.bh_lock" (per-CPU variable, member).
 LOCK = re.compile(r"\blocal_lock_nested_bh\s*\(\s*&?\s*([\w.]+)\s*\)")
+# A lock taken through a pointer ("&gcells->cells->bh_lock", in an object
+# allocated per CPU) has no static name: lockdep names it after the
+# argument of its local_lock_init(), which the series adds too. PTR_LOCK
+# gives the argument of a take, INIT_LOCK that of an initialisation.
+PTR_LOCK = re.compile(r"(?:\b|__)local_lock_nested_bh\s*\((.*)\)\s*;")
+INIT_LOCK = re.compile(r"\blocal_lock_init\s*\((.*)\)\s*;")
 # A call: "name(" not preceded by "." or "->" (a member).
 CALL = re.compile(r"(?<![\w.>])([A-Za-z_]\w*)\s*\(")
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
@@ -41,7 +51,7 @@ DEFINITION = re.compile(r"^(?:[A-Za-z_][\w \t\*]*?[ \t\*])?([A-Za-z_]\w*)\s*\(")
 @dataclasses.dataclass(frozen=True)
 class Converted:
     function: str
-    path: str            # the .c file, relative to the tree
+    path: str            # the .c file (or header), relative to the tree
     patches: tuple       # the patch numbers (first four characters of the name)
     locks: tuple = ()    # the nested-BH locks it takes ("VARIABLE.MEMBER")
 
@@ -63,12 +73,52 @@ def function_of(line):
     return m.group(1)
 
 
-def converted_in(patch, helpers=None):
+def member(arg):
+    """The last identifier of a lock expression: its member name."""
+    names = re.findall(r"\w+", arg)
+    return names[-1] if names else ""
+
+
+def lock_inits(patches):
+    """{(file, member): name}: the lockdep names of the locks PATCHES
+    initialise with local_lock_init() (the argument as written:
+    "&cell->bh_lock"), spaces removed and commas made semicolons (the
+    list separates locks with commas)."""
+    inits, path = {}, None
+    for p in patches:
+        for line in p.text.splitlines():
+            if line.startswith("+++ "):
+                path = line[6:] if line.startswith("+++ b/") else None
+            elif line.startswith("+") and path:
+                m = INIT_LOCK.search(line)
+                if m:
+                    inits[path, member(m.group(1))] = \
+                        re.sub(r"\s+", "", m.group(1)).replace(",", ";")
+    return inits
+
+
+def pointer_lock(line, path, inits):
+    """The lockdep name of the lock LINE takes through a pointer: the
+    local_lock_init() of the same member in PATH, else in PATH's
+    directory; None when the series initialises none."""
+    m = PTR_LOCK.search(line)
+    if not m or not inits:
+        return None
+    want = member(m.group(1))
+    if (path, want) in inits:
+        return inits[path, want]
+    near = sorted(n for (f, mem), n in inits.items()
+                  if mem == want and os.path.dirname(f) == os.path.dirname(path))
+    return near[0] if len(near) == 1 else None
+
+
+def converted_in(patch, helpers=None, inits=None):
     """Yield (function, file, lock) for each marker line PATCH (a
     series.Patch) adds; lock is the nested-BH lock the line takes, or None.
     HELPERS ({name: (lock, ...)}): functions whose call is a marker too,
-    taking their locks. Header files are read as well, with file names
-    ending in .h: helpers() uses them."""
+    taking their locks. INITS (lock_inits()): the names of the locks
+    taken through pointers. Header files are read as well, with file
+    names ending in .h: helpers() uses them."""
     helpers = helpers or {}
     path, func = None, None
     for line in patch.text.splitlines():
@@ -97,34 +147,47 @@ def converted_in(patch, helpers=None):
                     raise proc.BadInput(f"{patch.name}: marker outside a function in "
                                         f"{path}: {line.strip()}")
                 lock = LOCK.search(line)
-                yield func, path, lock.group(1) if lock else None
+                yield func, path, lock.group(1) if lock else pointer_lock(line, path, inits)
             elif called and func is not None:
                 for h in called:
                     for lock in helpers[h] or (None,):
                         yield func, path, lock
 
 
-def helpers_of(patches):
+def helpers_of(patches, inits=None):
     """{function: (locks...)} of the header functions the PATCHES convert
     directly: their calls are markers in turn."""
     found = {}
     for p in patches:
-        for func, path, lock in converted_in(p):
+        for func, path, lock in converted_in(p, inits=inits):
             if not path.endswith(".h"):
                 continue
             found.setdefault(func, set()).update([lock] if lock else [])
     return {f: tuple(sorted(locks)) for f, locks in found.items()}
 
 
-def converted(series):
+def called_helpers(patches, helpers):
+    """The names of HELPERS that a code line the PATCHES add calls."""
+    found = set()
+    for p in patches:
+        for line in p.text.splitlines():
+            if line.startswith("+") and not line.startswith("+++"):
+                found.update(n for n in CALL.findall(line[1:]) if n in helpers)
+    return found
+
+
+def converted(series, headers=False):
     """The Converted functions of SERIES (a directory or a series.Series),
-    sorted by function and file; BadInput when there is none."""
+    sorted by function and file; BadInput when there is none. HEADERS:
+    also the header helpers none of whose callers the series touches."""
     s = ser.read(series) if isinstance(series, str) else series
     found, locks = {}, {}
-    helpers = helpers_of(s.patches)
+    inits = lock_inits(s.patches)
+    helpers = helpers_of(s.patches, inits)
+    alone = set(helpers) - called_helpers(s.patches, helpers) if headers else set()
     for p in s.patches:
-        for func, path, lock in converted_in(p, helpers):
-            if not path.endswith(".c"):
+        for func, path, lock in converted_in(p, helpers, inits):
+            if not path.endswith(".c") and func not in alone:
                 continue
             found.setdefault((func, path), set()).add(p.name[:4])
             locks.setdefault((func, path), set()).update([lock] if lock else [])
@@ -137,4 +200,5 @@ def converted(series):
 def write_list(series, output):
     """Write the list (one "FUNCTION FILE PATCH[,PATCH...] LOCK[,LOCK...]|-"
     line each) to OUTPUT."""
-    proc.write_atomic(output, "".join(c.line() + "\n" for c in converted(series)))
+    proc.write_atomic(output, "".join(c.line() + "\n"
+                                      for c in converted(series, headers=True)))

@@ -3,7 +3,9 @@
 # Read back what contention-start counted: one line per nested-BH lock of
 # the coverage list (its fourth column: VARIABLE.MEMBER for a member of a
 # static per-CPU structure, VARIABLE alone for a static per-CPU
-# local_lock_t of its own):
+# local_lock_t of its own, the local_lock_init() argument without spaces
+# and with commas made semicolons for a lock in memory allocated per CPU,
+# taken through a pointer):
 #
 #   contention LOCK acquired=N contended=M
 #
@@ -98,10 +100,14 @@ echo "contended rtmutexes (any lock): ${#contended[@]}"
 declare -A taken=() hits=()
 deltas=
 while read -r l name n; do
-	name=${name//[()]/}
-	var=$(percpu_var $((16#$l)))
-	lock=$var.$name
-	[[ $name != "$var" ]] || lock=$var
+	[[ $name != \(*\) ]] || name=${name:1:-1}
+	if [[ $name == \&* ]]; then
+		lock=$name      # taken through a pointer: named after its init
+	else
+		var=$(percpu_var $((16#$l)))
+		lock=$var.$name
+		[[ $name != "$var" ]] || lock=$var
+	fi
 	taken[$lock]=$((${taken[$lock]:-0} + n))
 	best=
 	for a in "${!contended[@]}"; do
@@ -114,8 +120,8 @@ while read -r l name n; do
 	a=$(printf '%x' $((16#$l - best)))
 	hits[$lock]=$((${hits[$lock]:-0} + ${contended[$a]}))
 	deltas+=" $best"
-done < <(sed -n 's/^{ lockdep_addr: *\([0-9a-f]*\), name: *\([^ ]*\) *} hitcount: *\([0-9]*\)$/\1 \2 \3/p' \
-	"$T/events/lock/lock_acquire/hist")
+done < <(sed -n 's/^{ lockdep_addr: *\([0-9a-f]*\), name: *\(.*[^ ]\) *} hitcount: *\([0-9]*\)$/\1 \3 \2/p' \
+	"$T/events/lock/lock_acquire/hist" | while read -r l n name; do name=${name// /}; echo "$l ${name//,/;} $n"; done)
 mapfile -t dist < <(tr ' ' '\n' <<<"$deltas" | grep . | sort -u)
 echo "nested-BH lockdep maps taken: ${#taken[@]} lock(s); rtmutex to lockdep map" \
 	"distance: ${dist[*]:-none}"

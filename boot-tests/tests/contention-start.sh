@@ -19,15 +19,18 @@ for e in contention_begin lock_acquire; do
 done
 echo 'hist:keys=lock_addr.hex:vals=hitcount:size=8192 if flags == 8' \
 	>"$T/events/lock/contention_begin/trigger"
-# Members named *bh_lock, and the static per-CPU local_lock_t variables
-# of the coverage list (a lock without a dot), named after themselves.
+# Members named *bh_lock, the static per-CPU local_lock_t variables of
+# the coverage list (a lock without a dot), named after themselves, and
+# the locks it takes through pointers ("&bq->bq_lock"), named after their
+# local_lock_init() argument (spaces removed in the list: a name with
+# spaces ends in bh_lock here).
 filter='name ~ "*bh_lock" || name ~ "*bh_lock)"'
 list=$(param nbh.covlist)
 if [[ -f $list ]]; then
 	while read -r l; do
 		filter+=" || name == \"$l\" || name == \"($l)\""
 	done < <(awk 'NF >= 4 && $4 != "-" {n = split($4, l, ",")
-		for (i = 1; i <= n; i++) if (l[i] !~ /\./) print l[i]}' "$list" | sort -u)
+		for (i = 1; i <= n; i++) if (l[i] !~ /[.(]/) print l[i]}' "$list" | sort -u)
 fi
 echo "hist:keys=lockdep_addr.hex,name:vals=hitcount:size=1024 if $filter" \
 	>"$T/events/lock/lock_acquire/trigger"
