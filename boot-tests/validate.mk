@@ -26,7 +26,7 @@ DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
 	preempt-pair frame-send
 # Python programs the guest runs with the host's /usr/bin/python3.
-VAL_PY := ovs-execute.py
+VAL_PY := ovs-execute.py mptcp-transfer.py
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
 VAL_CFLAGS := -O2 -Wall -Wextra -Werror
 

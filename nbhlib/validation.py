@@ -21,7 +21,8 @@ TREE = "6.1"
 TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
          "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock",
          # the second series (generated-patches/linux-6.1-beyond)
-         "tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs")
+         "tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs",
+         "mptcp")
 KINDS = ("pristine", "patched")
 # Where the guest mounts the validation directory, and what it finds there.
 GUEST_VALDIR = "/tmp/nbh-val"

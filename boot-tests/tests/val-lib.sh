@@ -62,12 +62,14 @@ wait_line() {
 kconfig_line() { [[ $(zcat /proc/config.gz | grep -cxF -- "$1") != 0 ]]; }
 kconfig_y() { kconfig_line "CONFIG_$1=y"; }
 
-# cov_hits FUNC: hits so far of a converted function that cov-start is
-# recording (summed over CPUs); prints nothing when it is not recorded,
-# so a test can retry until its path really ran.
+# cov_hits FUNC: hits so far of a converted function (or of a caller
+# boot-tests/coverage/inlined names) that cov-start is recording (summed
+# over CPUs); prints nothing when it is not recorded, so a test can retry
+# until its path really ran.
 cov_hits() {
 	local T=/sys/kernel/tracing state=/tmp/nbh-cov
-	if grep -qxF "$1" "$state/ftrace" 2>/dev/null; then
+	if grep -qxF "$1" "$state/ftrace" 2>/dev/null ||
+		awk '{print $2}' "$state/callers" 2>/dev/null | grep -qxF "$1"; then
 		cat "$T"/trace_stat/function* 2>/dev/null |
 			awk -v f="$1" '$1 == f {n += $2} END {print n + 0}'
 	elif grep -qxF "$1" "$state/kprobe" 2>/dev/null; then
