@@ -188,4 +188,29 @@ check "tc bpf_redirect_peer, delivered in xd" to_stack tc-peer xd 10.21.0.2 9409
 
 check "BPF_PROG_TEST_RUN with live frames through a devmap" live
 check "XDP on a tap device (tun_build_skb)" in_ns xr "$PROGS/tun-xdp" 2000
+
+# The native devmap leg under stress: two senders on CPU 0 preempting
+# each other inside x1's NAPI poll, which queues frames for x2 on x2's
+# bulk queue of CPU 0 (bq_enqueue(), __dev_flush()), and a rival: a
+# second veth into xr (x4 -> x5) whose NAPI runs threaded at SCHED_FIFO
+# 30 on CPU 0 (napi_rival), its XDP program redirecting into x2 through
+# a devmap of its own: x2 has one bulk queue per CPU, whichever map a
+# frame came through.
+if ((STRESS)); then
+	ip link add x4 netns xs type veth peer name x5 netns xr
+	in_ns xs ip addr add 10.22.0.1/24 dev x4
+	in_ns xr ip addr add 10.22.0.2/24 dev x5
+	in_ns xs ip link set x4 up
+	in_ns xr ip link set x5 up
+	in_ns xs ethtool -K x4 tso off tx off >/dev/null
+	in_ns xs ip neigh replace 10.22.0.2 lladdr "$(in_ns xr cat /sys/class/net/x5/address)" dev x4
+	napi_rival xr x5
+	start_loader xd count x3 x3 /tmp/xdp.stress.count
+	start_loader xr devmap x1 x2 /tmp/xdp.stress.log
+	start_loader xr devmap x5 x2 /tmp/xdp.rival.log
+fi
+RIVAL="ip netns exec xs $PROGS/udp-check send 10.22.0.2 9411 1000000000 600 0 10000" \
+	stress "XDP devmap redirect into x2's bulk queue (net_device.xdp_bulkq), preempted on CPU 0" \
+	ip netns exec xs "$PROGS/udp-check" send 10.21.0.2 9410 1000000000 600
+check "the stress phase's XDP programs detach cleanly" stop_loaders
 finish
