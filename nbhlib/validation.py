@@ -171,11 +171,11 @@ def bench_rates(res):
 
 
 def latency_figures(res):
-    """{"op"|"wakeup"|"cyclictest": {"n", "median", "p99", "max"}}
-    (nanoseconds) of bench-latency.sh's "bh-latency KIND k=v ..." and
-    "cyclictest k=v ..." lines."""
+    """{"op"|"wakeup"|"cyclictest"|"load-section": {"n", "median", "p99",
+    "max"}} (nanoseconds) of bench-latency.sh's "bh-latency KIND k=v ...",
+    "cyclictest k=v ..." and "load-section k=v ..." lines."""
     out = {}
-    for prefix in ("bh-latency", "cyclictest"):
+    for prefix in ("bh-latency", "cyclictest", "load-section"):
         for ln in res.diag(prefix):
             words = ln.split()
             kind = words.pop(0) if prefix == "bh-latency" and words else prefix

@@ -3,50 +3,67 @@
 # What a high-priority task pays for other tasks' BH-disabled sections
 # on its CPU. On CPU 0 a SCHED_FIFO task sends one UDP datagram through
 # a dummy device of its own namespace every nbh.lat_period microseconds
-# (bh-latency), while two low-priority senders on the same CPU push bulk
-# UDP through a veth pair whose egress tc classifier chain holds
-# nbh.lat_rules flower filters, one priority each: each packet's
-# __dev_queue_xmit() walks them with BH disabled, in the senders'
-# context. The receive side goes to the other CPU (RPS) and its nftables
-# input chain, so that the senders leave no NET_RX work pending on CPU 0
-# for the high-priority task's own local_bh_enable() to run. With the
-# softirq lock the high-priority send waits for the senders' sections;
-# without it, it does not. Then cyclictest under the same load. Prints
-# the "bh-latency op|wakeup ..." lines and one "cyclictest ..." line.
+# (bh-latency), while two low-priority tasks on the same CPU send bulk
+# UDP into a bridge of another namespace: every datagram floods to the
+# bridge's nbh.lat_ports dummy ports, and each copy passes an nftables
+# bridge output chain of nbh.lat_rules rules and nbh.lat_filters tc
+# flower filters on its port's egress, all inside the senders' one
+# rcu_read_lock_bh() section of __dev_queue_xmit(). Nothing is received
+# (dummy ports drop what they send), so the senders leave no NET_RX
+# work on CPU 0 for the high-priority task's own local_bh_enable() to
+# run. With the softirq lock the high-priority send waits for the
+# section it interrupts; without it, it does not. The length of one
+# such section is measured first, alone ("load-section"), then the
+# send's figures under the load, then cyclictest under the same load.
+# Prints "load-section ...", "bh-latency op|wakeup ..." and one
+# "cyclictest ..." line (nanoseconds).
 . "$(dirname "$0")/val-lib.sh"
 
 count=$(param nbh.lat_count)
 period=$(param nbh.lat_period)
+ports=$(param nbh.lat_ports)
 rules=$(param nbh.lat_rules)
-count=${count:-5000} period=${period:-1000} rules=${rules:-500}
+filters=$(param nbh.lat_filters)
+count=${count:-5000} period=${period:-1000}
+ports=${ports:-32} rules=${rules:-2000} filters=${filters:-20}
 secs=$((count * period / 1000000 + 3))
-echo "period ${period} us, ${count} samples, ${rules} tc filters and nftables rules per packet"
+echo "period ${period} us, ${count} samples; load: a bridge flooding to ${ports} ports," \
+	"${rules} nftables rules and ${filters} tc filters per copy"
 
-netns hp la lb
+netns hp la
 ip -n hp link add d0 type dummy
 in_ns hp ip addr add 10.30.0.1/24 dev d0
 in_ns hp ip link set d0 up
-ip link add a0 netns la type veth peer name b0 netns lb
-in_ns la ip addr add 10.31.0.1/24 dev a0
-in_ns lb ip addr add 10.31.0.2/24 dev b0
-in_ns la ip link set a0 up
-in_ns lb ip link set b0 up
+
+in_ns la ip link add br0 type bridge
+for ((p = 0; p < ports; p++)); do
+	echo "link add p$p type dummy"
+	echo "link set p$p master br0"
+	echo "link set p$p up"
+done | in_ns la ip -batch -
+in_ns la ip addr add 10.31.0.1/24 dev br0
+in_ns la ip link set br0 up
+# A destination the bridge has never seen: every frame floods.
+in_ns la ip neigh add 10.31.0.2 lladdr 02:00:00:00:31:02 dev br0 nud permanent
 {
-	echo "table inet f {"
-	echo "  chain in {"
-	echo "    type filter hook input priority 0;"
+	echo "table bridge f {"
+	echo "  chain out {"
+	echo "    type filter hook output priority 0;"
 	for ((i = 0; i < rules; i++)); do echo "    udp dport $((20000 + i)) drop"; done
-	echo "    udp dport 9000 drop"
 	echo "  }"
 	echo "}"
-} | in_ns lb nft -f -
-in_ns la tc qdisc add dev a0 clsact
-for ((i = 0; i < rules; i++)); do
-	echo "filter add dev a0 egress prio $((i + 1)) protocol ip flower ip_proto udp dst_port $((20000 + i))"
+} | in_ns la nft -f -
+for ((p = 0; p < ports; p++)); do
+	echo "qdisc add dev p$p clsact"
+	for ((i = 0; i < filters; i++)); do
+		echo "filter add dev p$p egress prio $((i + 1)) protocol ip flower ip_proto udp" \
+			"dst_port $((20000 + i))"
+	done
 done | in_ns la tc -batch -
-if ((NCPUS > 1)) && kconfig_y RPS; then
-	in_ns lb sh -c "echo 2 >/sys/class/net/b0/queues/rx-0/rps_cpus"
-fi
+
+# One section of the load alone: a datagram's send with nothing else
+# running (SCHED_FIFO 1 on CPU 0, 20 sends 50 ms apart).
+in_ns la "$PROGS/bh-latency" 10.31.0.2 9000 0 1 20 50000 | sed -n 's/^bh-latency op /load-section /p'
 
 load() {
 	local w
