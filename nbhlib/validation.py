@@ -87,7 +87,7 @@ class Settings:
     """Where validation boots read and write, and how long they may take."""
     outdir: str
     valdir: str
-    timeout: int = 2400          # seconds per boot
+    timeout: int = 3600          # seconds per boot
     test_timeout: int = 900      # seconds per guest test
     stress: int = 0              # seconds per stress phase of a test (nbh.stress=)
 
