@@ -87,6 +87,8 @@ class Settings:
     """Where validation boots read and write, and how long they may take."""
     outdir: str
     valdir: str
+    # Both series' 22 tests with stress phases take 25 to 40 minutes in
+    # rt-debug on a loaded two-core host (2026-12-05).
     timeout: int = 3600          # seconds per boot
     test_timeout: int = 900      # seconds per guest test
     stress: int = 0              # seconds per stress phase of a test (nbh.stress=)
