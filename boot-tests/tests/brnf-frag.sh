@@ -62,9 +62,13 @@ in_ns fc ip addr add 10.16.0.3/24 dev f4
 in_ns fc ethtool -K f4 tso off >/dev/null
 in_ns fc ip link set f4 up
 napi_rival fr f5
+# The low-priority sender sends IPv6 and the high-priority one IPv4, so
+# that each branch of br_nf_dev_queue_xmit() is preempted by the other.
+# shellcheck disable=SC2016 # expanded by the inner shell, per side
 RIVAL="ip netns exec fc $PROGS/udp-check send 10.16.0.2 9103 1000000000 3000 0 10000" \
 	stress "refragmentation by the bridge (brnf_frag_data_storage), preempted on CPU 0" \
-	ip netns exec fa "$PROGS/udp-check" send 10.16.0.2 9102 1000000000 3000
+	sh -c 'a=10.16.0.2; [ "$PREEMPT_PAIR_SIDE" = 0 ] && a=fc00:16::2
+		exec ip netns exec fa "$0" send "$a" 9102 1000000000 3000' "$PROGS/udp-check"
 echo "conntrack in the bridge namespace:"
 in_ns fr nft list chain inet nbh pre | grep counter
 sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0

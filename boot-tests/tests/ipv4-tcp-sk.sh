@@ -4,7 +4,9 @@
 # closed ports (tcp_v4_send_reset) and ACKs from TIME_WAIT sockets
 # (tcp_v4_send_ack). One tcp-tw-ack per CPU at once; every attempt must
 # get its RST and every out-of-window segment its ACK, and TcpOutRsts
-# must have grown by at least the number of RSTs provoked.
+# must have grown by at least the number of RSTs provoked. Then a stress
+# phase, against a rival NAPI thread sending RSTs through the same socket,
+# with a long output chain inside the socket's sections.
 . "$(dirname "$0")/val-lib.sh"
 
 netns ta
@@ -36,6 +38,21 @@ in_ns ta ip link set t1 up
 in_ns tb ip link set t0 up
 napi_rival ta t1
 check "a SYN from tb to a closed port of ta is refused" in_ns tb "$PROGS/syn-rst" 10.18.0.1 7999 1
+# What the control socket sends (RSTs and pure ACKs: neither SYN nor FIN)
+# passes 1000 nftables rules in ta's output hook, none matching, inside
+# the section that holds ipv4_tcp_sk's lock: the rival thread's wake-ups
+# then land inside such sections often, not a few times a phase.
+{
+	echo "table ip slow {"
+	echo "  chain rules {"
+	for ((i = 0; i < 1000; i++)); do echo "    ip daddr 192.0.2.1 tcp dport $((1 + i)) drop"; done
+	echo "  }"
+	echo "  chain out {"
+	echo "    type filter hook output priority 0;"
+	echo "    tcp flags & (syn | fin) == 0 jump rules"
+	echo "  }"
+	echo "}"
+} | in_ns ta nft -f -
 # shellcheck disable=SC2016 # expanded by the inner shell, per side
 RIVAL="ip netns exec tb $PROGS/syn-rst 10.18.0.1 7999 1000000000" \
 	stress "RSTs and TIME_WAIT ACKs (ipv4_tcp_sk), preempted on CPU 0" \

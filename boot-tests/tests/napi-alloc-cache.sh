@@ -61,7 +61,19 @@ in_ns vb ethtool -K v1 gro on >/dev/null
 check "veth with GRO (NAPI): TCP intact" tcp_transfer va vb 10.8.0.2 5300 0 4194304
 check "veth with GRO (NAPI): UDP from every CPU intact" \
 	udp_flow va vb 10.8.0.2 5301 500 1200 60
-stress "veth GRO receive in the sender's softirq (napi_alloc_cache), preempted on CPU 0" \
+# A second veth into vb whose end polls its own NAPI from a kthread on
+# CPU 0 (napi_rival), fed from CPU 1: its GRO takes skbs from and gives
+# them back to the same per-CPU cache, preempting the senders inside it.
+netns vc
+ip link add v2 netns vc type veth peer name v3 netns vb
+in_ns vc ip addr add 10.9.0.1/24 dev v2
+in_ns vb ip addr add 10.9.0.2/24 dev v3
+in_ns vc ethtool -K v2 tso off >/dev/null
+in_ns vc ip link set v2 up
+in_ns vb ip link set v3 up
+napi_rival vb v3
+RIVAL="ip netns exec vc $PROGS/udp-check send 10.9.0.2 5303 1000000000 1200 0 1000" \
+	stress "veth GRO receive in the sender's softirq (napi_alloc_cache), preempted on CPU 0" \
 	ip netns exec va "$PROGS/udp-check" send 10.8.0.2 5302 1000000000 1200
 
 # pktgen allocates with __netdev_alloc_skb() from process context, one
