@@ -64,11 +64,21 @@ in_ns fc ip link set f4 up
 napi_rival fr f5
 # The low-priority sender sends IPv6 and the high-priority one IPv4, so
 # that each branch of br_nf_dev_queue_xmit() is preempted by the other.
+# The per-CPU storage holds the Ethernet header the bridge puts back on
+# each fragment: overwritten by the other family's mid-use, it sends
+# IPv6 fragments as IPv4 frames (or the reverse), which fb counts as
+# header errors.
+hdr_errors() { in_ns fb nstat -az IpInHdrErrors Ip6InHdrErrors | awk '/HdrErrors/ {n += $2} END {print n + 0}'; }
+errors_before=$(hdr_errors)
 # shellcheck disable=SC2016 # expanded by the inner shell, per side
 RIVAL="ip netns exec fc $PROGS/udp-check send 10.16.0.2 9103 1000000000 3000 0 10000" \
 	stress "refragmentation by the bridge (brnf_frag_data_storage), preempted on CPU 0" \
 	sh -c 'a=10.16.0.2; [ "$PREEMPT_PAIR_SIDE" = 0 ] && a=fc00:16::2
 		exec ip netns exec fa "$0" send "$a" 9102 1000000000 3000' "$PROGS/udp-check"
+errors_after=$(hdr_errors)
+echo "fb's IPv4 and IPv6 header errors: $errors_before -> $errors_after"
+check "no fragment left the bridge with the other family's header" \
+	test "$errors_after" -eq "$errors_before"
 echo "conntrack in the bridge namespace:"
 in_ns fr nft list chain inet nbh pre | grep counter
 sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0
