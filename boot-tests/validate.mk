@@ -169,8 +169,9 @@ validation-bh-lock: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation \
 		--kernels patched-rt-debug --outdir $(OUT)/validation-bh-lock
 
-# Pristine vs patched 6.1-rt (no lock debugging), cpumap redirect with
-# live frames; prints the medians and their ratio.
+# Pristine 6.1-rt (the softirq lock) vs patched without it, the two rt
+# kernels of bench-latency (no lock debugging, high-resolution timers):
+# cpumap redirect with live frames; prints the medians and their ratio.
 .PHONY: bench-xdp
 bench-xdp: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-xdp
