@@ -29,14 +29,7 @@ check "TcpOutRsts grew by at least $((rounds * NCPUS))" \
 	test $((after - before)) -ge $((rounds * NCPUS))
 # A second way in: SYNs to a closed port of ta from tb, over a veth whose
 # end in ta polls its own NAPI from a kthread on CPU 0 (napi_rival).
-netns tb
-ip link add t0 netns tb type veth peer name t1 netns ta
-in_ns ta ip addr add 10.18.0.1/24 dev t1
-in_ns tb ip addr add 10.18.0.2/24 dev t0
-in_ns tb ethtool -K t0 tso off >/dev/null
-in_ns ta ip link set t1 up
-in_ns tb ip link set t0 up
-napi_rival ta t1
+rival_veth tb t0 10.18.0.2 ta t1 10.18.0.1
 check "a SYN from tb to a closed port of ta is refused" in_ns tb "$PROGS/syn-rst" 10.18.0.1 7999 1
 # What the control socket sends (RSTs and pure ACKs: neither SYN nor FIN)
 # passes 1000 nftables rules in ta's output hook, none matching, inside

@@ -64,14 +64,7 @@ check "veth with GRO (NAPI): UDP from every CPU intact" \
 # A second veth into vb whose end polls its own NAPI from a kthread on
 # CPU 0 (napi_rival), fed from CPU 1: its GRO takes skbs from and gives
 # them back to the same per-CPU cache, preempting the senders inside it.
-netns vc
-ip link add v2 netns vc type veth peer name v3 netns vb
-in_ns vc ip addr add 10.9.0.1/24 dev v2
-in_ns vb ip addr add 10.9.0.2/24 dev v3
-in_ns vc ethtool -K v2 tso off >/dev/null
-in_ns vc ip link set v2 up
-in_ns vb ip link set v3 up
-napi_rival vb v3
+rival_veth vc v2 10.9.0.1 vb v3 10.9.0.2
 RIVAL="ip netns exec vc $PROGS/udp-check send 10.9.0.2 5303 1000000000 1200 0 1000" \
 	stress "veth GRO receive in the sender's softirq (napi_alloc_cache), preempted on CPU 0" \
 	ip netns exec va "$PROGS/udp-check" send 10.8.0.2 5302 1000000000 1200

@@ -167,6 +167,21 @@ stress() {
 	wait "$rival" || true
 }
 
+# rival_veth FEED_NS FEED_DEV FEED_ADDR NS DEV ADDR: a veth from FEED_NS
+# (FEED_DEV, address FEED_ADDR/24, no TSO) into NS (DEV, ADDR/24), DEV
+# polled by its rival NAPI thread (napi_rival). A stress phase's RIVAL
+# then sends from FEED_NS to ADDR.
+rival_veth() {
+	netns "$1"
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4"
+	in_ns "$1" ip addr add "$3/24" dev "$2"
+	in_ns "$4" ip addr add "$6/24" dev "$5"
+	in_ns "$1" ethtool -K "$2" tso off >/dev/null
+	in_ns "$1" ip link set "$2" up
+	in_ns "$4" ip link set "$5" up
+	napi_rival "$4" "$5"
+}
+
 # napi_rival NS DEV: DEV, a veth end in NS, receives through a NAPI
 # instance of its own (GRO on), polled by its kthread at SCHED_FIFO 30 on
 # CPU 0. Traffic its peer sends from CPU 1 (a stress phase's RIVAL) then
