@@ -173,7 +173,7 @@ def bench_rates(res):
 
 
 def latency_figures(res):
-    """{"op"|"wakeup"|"cyclictest"|"load-section": {"n", "median", "p99",
+    """{"op"|"wakeup"|"response"|"cyclictest"|"load-section": {"n", "median", "p99",
     "max"}} (nanoseconds) of bench-latency.sh's "bh-latency KIND k=v ...",
     "cyclictest k=v ..." and "load-section k=v ..." lines."""
     out = {}

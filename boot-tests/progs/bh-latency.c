@@ -8,13 +8,15 @@
  * Pins itself to CPU, runs SCHED_FIFO at PRIO with its memory locked,
  * and COUNT times, every PERIOD_US microseconds (absolute deadlines),
  * sends one 64-byte UDP datagram to ADDR:PORT: the transmit path runs
- * under rcu_read_lock_bh(). Prints two lines, in nanoseconds:
+ * under rcu_read_lock_bh(). Prints three lines, in nanoseconds:
  *
  *   bh-latency op n=N median=M p99=P max=X stalls=S
  *   bh-latency wakeup n=N median=M p99=P max=X stalls=S
+ *   bh-latency response n=N median=M p99=P max=X stalls=S
  *
  * "op" is the time send() took, "wakeup" how late the task woke up
- * against its deadline. A wake-up later than a second is a stall of the
+ * against its deadline, "response" the two together (from the deadline
+ * to the end of the send: what the task's user waits for). A wake-up later than a second is a stall of the
  * whole guest (under TCG the host did not run it; its clock then jumps
  * by up to tens of seconds), not a latency of the kernel: such rounds
  * are left out of both figures and counted as S. Exit 2 on bad
@@ -63,7 +65,7 @@ int main(int argc, char **argv)
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICHOST };
 	struct sched_param sp;
 	struct timespec next, t0, t1;
-	int64_t *op, *wake;
+	int64_t *op, *wake, *resp;
 	char buf[64] = "bh-latency";
 	struct addrinfo *ai;
 	long cpu, count, period, i, n = 0;
@@ -83,8 +85,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	op = calloc(count, sizeof(*op));
+	resp = calloc(count, sizeof(*resp));
 	wake = calloc(count, sizeof(*wake));
-	if (!op || !wake)
+	if (!op || !wake || !resp)
 		die("calloc");
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -118,6 +121,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		op[n] = ns(&t1) - ns(&t0);
+		resp[n] = ns(&t1) - ns(&next);
 		wake[n++] = ns(&t0) - ns(&next);
 	}
 	if (!n) {
@@ -126,5 +130,6 @@ int main(int argc, char **argv)
 	}
 	report("op", op, n, count - n);
 	report("wakeup", wake, n, count - n);
+	report("response", resp, n, count - n);
 	return (count - n) * 100 > count ? 1 : 0;
 }

@@ -15,7 +15,7 @@
 # section it interrupts; without it, it does not. The length of one
 # such section is measured first, alone ("load-section"), then the
 # send's figures under the load, then cyclictest under the same load.
-# Prints "load-section ...", "bh-latency op|wakeup ..." and one
+# Prints "load-section ...", "bh-latency op|wakeup|response ..." and one
 # "cyclictest ..." line (nanoseconds).
 . "$(dirname "$0")/val-lib.sh"
 
