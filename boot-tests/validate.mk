@@ -155,7 +155,7 @@ stress: progs
 # conversions (boot-tests/series/rt-no-bh-lock-alone), one boot per
 # validation test with its stress phase, so that a datum that takes the
 # guest down does not hide the others: which data break without their
-# locks (failures are the finding). One more kernel build, then 22 boots
+# locks (failures are the finding). One more kernel build, then 20 boots
 # (about 2 minutes each, --jobs at a time).
 .PHONY: validation-no-conversions
 validation-no-conversions: progs
