@@ -8,6 +8,8 @@
 # (TC_ACT_SHOT, as upstream) and red must not act on a TC_ACT_REDIRECT
 # verdict, instead of dereferencing NULL. Pristine 6.1 keeps the state
 # per CPU: there the helpers answer TC_ACT_REDIRECT.
+# Stress phase: two senders on CPU 0 through a long prio enqueue; none
+# may be taken for a recursion from inside the enqueue (q->owner).
 #
 #   qa (q0 10.30.0.1) -- (q1 10.30.0.2) qb
 . "$(dirname "$0")/val-lib.sh"
@@ -108,4 +110,39 @@ qevent() {
 	((${early:-0} > 0))
 }
 check "red early_drop qevent returning TC_ACT_REDIRECT" qevent
+
+# Stress: a qdisc's enqueue recursion check (q->owner). prio's enqueue on
+# q0 walks 1000 u32 filters that never match, a long enqueue under the
+# qdisc's root lock. A sender that preempts another inside it on CPU 0
+# must wait for the lock, not be taken for a tc action sending from
+# inside the enqueue: such a drop (SKB_DROP_REASON_TC_EGRESS) is only
+# ENOBUFS to the sender, which sends again, so a tracing instance counts
+# the drops of that reason. Nothing else in this test drops there.
+DROPS=/sys/kernel/tracing/instances/nbhdrop
+tc_egress_drops() { grep -c kfree_skb "$DROPS/trace" || true; }
+if ((STRESS > 0)); then
+	reason=$(grep -o '{ *[0-9]\+, *"TC_EGRESS" *}' /sys/kernel/tracing/events/skb/kfree_skb/format |
+		grep -o '[0-9]\+' || true)
+	check "kfree_skb's reason number for TC_EGRESS: $reason" test -n "$reason"
+fi
+if ((STRESS > 0)) && [[ -n $reason ]]; then
+	in_ns qa tc qdisc add dev q0 root handle 1: prio
+	for ((i = 0; i < 1000; i++)); do
+		echo "filter add dev q0 parent 1: prio 1 protocol ip u32 match u32 $i 0xffffffff at 0 classid 1:1"
+	done | in_ns qa tc -batch -
+	mkdir -p "$DROPS"
+	echo "reason == $reason" >"$DROPS/events/skb/kfree_skb/filter"
+	echo 1 >"$DROPS/events/skb/kfree_skb/enable"
+	stress "UDP through prio (the qdisc's enqueue recursion check), preempted on CPU 0" \
+		ip netns exec qa "$PROGS/udp-check" send 10.30.0.2 9605 1000000000 200
+	echo 0 >"$DROPS/events/skb/kfree_skb/enable"
+	sent=$(root_stat pkt)
+	check "the stress phase sent through prio ($sent packets)" test "${sent:-0}" -gt 0
+	check "no packet to q0 dropped as a redirection into its own qdisc ($(tc_egress_drops))" \
+		test "$(tc_egress_drops)" -eq 0
+	rmdir "$DROPS"
+	in_ns qa tc qdisc del dev q0 root
+elif ((STRESS == 0)); then
+	echo "ok - stress: UDP through prio # SKIP nbh.stress=0"
+fi
 finish
