@@ -592,6 +592,101 @@ def irq_blocks(t, fn):
     return out
 
 
+# --- CPU-keyed owner markers ------------------------------------------------
+#
+# A member or file-scope variable that holds the number of the CPU inside
+# a section (txq->xmit_lock_owner, q->owner): stores of the current CPU
+# number, stores of -1 and comparisons with the current CPU number.  The
+# current CPU number is (raw_)smp_processor_id(), a local assigned it or
+# get_cpu() (local_cpu), or a parameter whose name holds "cpu" (set only:
+# owners.py keeps it when a caller passes the current CPU).
+
+_CHAIN_AT = r"\b[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*\b(?!\s*(?:\(|\[|->|\.))"
+_THIS_CPU = r"(?:raw_)?smp_processor_id\s*\(\s*\)"
+_CPU_VALUE = r"(%s|-1\b|\b[A-Za-z_]\w*\b(?!\s*(?:\(|\[|->|\.)))" % _THIS_CPU
+_LOAD = r"(?:(?:READ_ONCE|smp_load_acquire|data_race)\s*\(\s*&?\s*(%s)\s*\)|(%s))" % (
+    _CHAIN_AT, _CHAIN_AT)
+_MARK_STORE = re.compile(
+    r"(?:(?:WRITE_ONCE|smp_store_release)\s*\(\s*&?\s*(%s)\s*,\s*%s\s*\)"
+    r"|(?:try_)?cmpxchg\s*\(\s*&\s*(%s)\s*,[^,;()]*,\s*%s\s*\)"
+    r"|(%s)\s*=(?!=)\s*%s\s*[;,)])" % (_CHAIN_AT, _CPU_VALUE, _CHAIN_AT, _CPU_VALUE,
+                                        _CHAIN_AT, _CPU_VALUE))
+_MARK_CMP = re.compile(r"%s\s*(==|!=)\s*(%s|\b[A-Za-z_]\w*\b(?!\s*(?:\(|\[|->|\.)))|"
+                       r"(%s|\b[A-Za-z_]\w*\b)\s*(==|!=)\s*%s" % (_LOAD, _THIS_CPU, _THIS_CPU, _LOAD))
+_LOCAL_DECL = r"\b(?:int|unsigned|long|short|u8|u16|u32|u64|s8|s16|s32|s64|bool|size_t)\b" \
+              r"[^;{}()]*?\b%s\b"
+
+
+def _chain_start_ok(code, i):
+    """A chain found at i is not the tail of a longer expression
+    (a[i].m, f(x)->m)."""
+    j = i
+    while j > 0 and code[j - 1] in " \t\n":
+        j -= 1
+    return not (j and (code[j - 1] in ".]" or code[j - 2:j] == "->"))
+
+
+def cpu_marks(t, fn, local_cpu):
+    """Stores of the current CPU number or of -1 to a member chain or a
+    variable that is not local to fn, and comparisons of one with the
+    current CPU number: [{"op": "set" | "reset" | "cmp", "chain": [..],
+    "line", "value", "param": i (a set through parameter i)}]."""
+    code, body, end = t.code, fn["body"], fn["end_off"]
+    cpu_params = {p: i for i, p in enumerate(fn["params"]) if "cpu" in p}
+    if (code.find("processor_id", body, end) < 0 and code.find("get_cpu", body, end) < 0
+            and code.find("-1", body, end) < 0 and not cpu_params):
+        return []
+    head = t.offset(fn["line"])
+    local = {}
+
+    def outside(chain):
+        """Not a local variable or parameter of fn (a member chain is)."""
+        if len(chain) > 1:
+            return True
+        name = chain[0]
+        if name not in local:
+            local[name] = name in fn["params"] or re.search(
+                _LOCAL_DECL % re.escape(name), code[head:end]) is not None
+        return not local[name]
+
+    def cpu(v):
+        return "processor_id" in v or v in local_cpu
+
+    out = []
+    for m in _MARK_STORE.finditer(code, body, end):
+        i = 1 if m.group(1) else 3 if m.group(3) else 5
+        chain, value = split_chain(m.group(i)), re.sub(r"\s+", "", m.group(i + 1))
+        if not _chain_start_ok(code, m.start(i)) or chain[0] in KEYWORDS:
+            continue
+        if value == "-1":
+            op = "reset"
+        elif cpu(value) or value in cpu_params:
+            op = "set"
+        else:
+            continue
+        if not outside(chain):
+            continue
+        mark = {"op": op, "chain": chain, "line": t.line(m.start(i)), "value": value}
+        if op == "set" and not cpu(value):
+            mark["param"] = cpu_params[value]
+        out.append(mark)
+    for m in _MARK_CMP.finditer(code, body, end):
+        if m.group(4) is not None:
+            side, other, at = m.group(1) or m.group(2), m.group(4), m.start(1) if m.group(1) \
+                else m.start(2)
+        else:
+            side, other, at = m.group(7) or m.group(8), m.group(5), m.start(7) if m.group(7) \
+                else m.start(8)
+        other = re.sub(r"\s+", "", other)
+        chain = split_chain(side)
+        if (not cpu(other) or cpu(side) or chain[0] in KEYWORDS
+                or not _chain_start_ok(code, at) or not outside(chain)):
+            continue
+        out.append({"op": "cmp", "chain": chain, "line": t.line(at), "value": other})
+    out.sort(key=lambda x: (x["line"], x["op"]))
+    return out
+
+
 _IDENT_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 

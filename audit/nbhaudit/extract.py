@@ -321,6 +321,7 @@ def python_facts(text):
         fn["field_calls"] = fcalls
         fn["protos"] = protos
         fn["local_cpu"] = local_cpu
+        fn["cpu_marks"] = cfacts.cpu_marks(t, fn, local_cpu)
         fn["irq_blocks"] = cfacts.irq_blocks(t, fn)
     return t, {
         "functions": funcs,
@@ -561,7 +562,7 @@ def extract(tree, relpaths, cache, progress, lexical=False, sums=None):
 # decodes the facts of ~49000 functions, most with none of these.  The
 # readers use fn.get(key, default).
 OPTIONAL = ("static", "init", "field_calls", "protos", "local_cpu", "irq_blocks", "vars",
-            "fcalls", "stores", "copies", "ptypes")
+            "fcalls", "stores", "copies", "ptypes", "cpu_marks")
 
 
 def slim(facts):
