@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The findings of a set of facts, cached: the analysis (call graph,
-reachability, sections, verdicts) is a function of the facts of every
-file, of the header structs, of the audited paths and of the source
-files it reads; when none of these changed, its findings are those of
+reachability, sections, verdicts, owner markers) is a function of the
+facts of every file, of the header structs, of the audited paths and of
+the source files it reads; when none of these changed, its findings are those of
 the run that computed them.
 
 Facts are named by the SHA-1 of their JSON text (extract's sums), not by
@@ -60,9 +60,9 @@ def _setup(cache):
 
 
 def get(cache, digest, tree):
-    """The findings stored under digest, if the source files they were
-    computed from are unchanged; else None (an unreadable or malformed
-    entry is a miss, rewritten by put())."""
+    """(findings, owner markers) stored under digest, if the source
+    files they were computed from are unchanged; else None (an unreadable
+    or malformed entry is a miss, rewritten by put())."""
     _setup(cache)
     try:
         with open(cache._path("r", digest), "rb") as f:
@@ -70,20 +70,20 @@ def get(cache, digest, tree):
     except (OSError, ValueError, RecursionError):
         return None
     try:
-        reads, findings = got["reads"], got["findings"]
-        if not isinstance(findings, list):
+        reads, findings, owners = got["reads"], got["findings"], got["owners"]
+        if not isinstance(findings, list) or not isinstance(owners, list):
             return None
         for rel, (end, sha) in sorted(reads.items()):
             if _digest(tree, rel, end) != sha:
                 return None
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
-    return findings
+    return findings, owners
 
 
-def put(cache, digest, tree, facts, reads, findings):
-    """Store findings with the source files read to compute them
-    (Audit.read)."""
+def put(cache, digest, tree, facts, reads, findings, owners):
+    """Store findings and owner markers with the source files read to
+    compute them (Audit.read)."""
     _setup(cache)
     ends = {}
     for rel, how in sorted(reads.items()):
@@ -91,4 +91,4 @@ def put(cache, digest, tree, facts, reads, findings):
         ends[rel] = max((x[-1] + 1 for x in ext), default=0) if ext is not None else None
     cache.put_json("r", digest, json.dumps(
         {"reads": {rel: [end, _digest(tree, rel, end)] for rel, end in ends.items()},
-         "findings": findings}, separators=(",", ":")))
+         "findings": findings, "owners": owners}, separators=(",", ":")))

@@ -99,8 +99,40 @@ def text(doc, f):
                 _ctx(a), prot,
                 (" (%s)" % a["protection_detail"]) if a.get("protection_detail") else "",
                 ("; pointer passed by " + _callers(a)) if a["callers"] else ""))
+    for o in doc.get("owners", ()):
+        sets, secs = o["sets"], o["sections"]
+        for c in o["compares"]:
+            f.write("%s:%d:0-0: %s: CPU-keyed owner marker %s compared with the current CPU "
+                    "in %s(), %s; set in %s() at %s:%d%s, set and released in %s()%s\n" % (
+                        c["file"], c["line"], OWNER_LEVEL.get(c["context"], "INFO"), o["marker"],
+                        c["function"], _owner_ctx(c), sets[0]["function"], sets[0]["file"], sets[0]["line"],
+                        _more(sets), secs[0]["function"], _more(secs)))
     t = doc["summary"]["total"]
+    f.write("# owner markers: %d\n" % len(doc.get("owners", ())))
     f.write("# totals: %s\n" % ", ".join("%s %d" % (v, t.get(v, 0)) for v in VERDICTS))
+
+
+# An owner marker compared in BH context relies on the softirq lock (see
+# owners.py); elsewhere the context is given for the reader.
+OWNER_LEVEL = {"bh-disabled": "WARNING", "softirq": "WARNING"}
+
+
+def _owner_ctx(c):
+    """The context of a comparison, what it rests on, IRQs off."""
+    return "%s%s%s" % (c["context"], ": " + c["evidence"] if c["evidence"] else "",
+                       "; IRQs off: " + c["irqs_off"] if c["irqs_off"] else "")
+
+
+def _owner_sites(o):
+    """(what, site) of a marker: its sets, its resets, its comparisons."""
+    for kind, sites in (("set", o["sets"]), ("reset to -1", o["resets"]),
+                        ("compared", o["compares"])):
+        for a in sites:
+            yield kind, a
+
+
+def _more(sites):
+    return " (and %d more)" % (len(sites) - 1) if len(sites) > 1 else ""
 
 
 def org(doc, f):
@@ -113,6 +145,12 @@ def org(doc, f):
             f.write("*** [[view:%s::face=ovl-face2::linb=%d::colb=0::cole=1][%s() %s:%d %s, %s]]\n" % (
                 a["file"], a["line"], a["function"], a["file"], a["line"],
                 a["context"], a.get("protection", "")))
+    for o in doc.get("owners", ()):
+        f.write("** OWNER %s\n%s\n" % (o["marker"], o["reason"]))
+        for kind, a in _owner_sites(o):
+            f.write("*** [[view:%s::face=ovl-face2::linb=%d::colb=0::cole=1][%s in %s() %s:%d%s]]\n"
+                    % (a["file"], a["line"], kind, a["function"], a["file"], a["line"],
+                       " " + _owner_ctx(a) if "context" in a else ""))
 
 
 # Protection of an access: colour class and meaning, worst first.
@@ -292,6 +330,11 @@ def html(doc, tree, f):
       "<li><a href='#legend'>Legend</a></li>\n")
     if doc["unparsed"]:
         w("<li><a href='#unparsed'>Not parsed by spatch</a> (%d)</li>\n" % len(doc["unparsed"]))
+    owners = doc.get("owners", [])
+    owner_id = [_anchor("o-", o["marker"], used) for o in owners]
+    if owners:
+        w("<li><a href='#owners'>CPU-keyed owner markers</a>: %s</li>\n" % ", ".join(
+            "<a href='#%s'>%s</a>" % (a, e(o["marker"])) for o, a in zip(owners, owner_id)))
     w("<li><a href='#datums'>Datums by subsystem</a><ul>\n")
     for s, ds in subs.items():
         w("<li><a href='#%s'>%s</a> <span class='counts'>(%s)</span>: %s</li>\n" % (
@@ -316,6 +359,8 @@ def html(doc, tree, f):
                 e(u["reason"])))
         w("</ul>\n")
 
+    if owners:
+        _html_owners(w, e, src, owners, owner_id)
     w("<h2 id='datums'>Datums by subsystem</h2>\n")
     for s, ds in subs.items():
         w("<section id='%s'><h3>%s <span class='counts'>%s</span></h3>\n" % (
@@ -367,3 +412,28 @@ def _html_datum(w, e, src, d, anchor, sub_anchor):
                   e(src.line(a["file"], a["line"]))))
         w("</table>\n")
     w("</details>\n")
+
+
+def _html_owners(w, e, src, owners, anchors):
+    w("<h2 id='owners'>CPU-keyed owner markers</h2>\n<p>A member or variable set to the "
+      "current CPU number inside a section, reset to -1 at its end, and compared with the "
+      "current CPU number to ask &ldquo;am I inside?&rdquo;: with BH disabled nobody else on "
+      "the CPU can be inside; without the softirq lock a task preempted inside leaves its "
+      "CPU in the marker.</p>\n")
+    for o, anchor in zip(owners, anchors):
+        w("<details id='%s' open><summary><code>%s</code> (%s)</summary>\n" % (
+            anchor, e(o["marker"]), e(o["reason"])))
+        w("<p>Set and released in %s. <a href='#toc'>contents</a></p>\n" % ", ".join(
+            "<code>%s()</code>" % e(x["function"]) for x in o["sections"]))
+        w("<table class='acc'><tr><th>where</th><th>function</th><th>what</th><th>context</th>"
+          "<th>source</th></tr>\n")
+        for kind, a in _owner_sites(o):
+            what = kind + (": " + a["value"] if kind == "set" else "") + (
+                " (caller: %s)" % ", ".join(a["via"]) if a.get("via") else "")
+            ctx = _owner_ctx(a) if "context" in a else ""
+            cls = " class='p-bad'" if OWNER_LEVEL.get(a.get("context")) else ""
+            w("<tr><td class='where'><code>%s:%d</code></td><td>%s()</td><td>%s</td>"
+              "<td%s>%s</td><td class='src'><code>%s</code></td></tr>\n" % (
+                  e(a["file"]), a["line"], e(a["function"]), e(what), cls, e(ctx),
+                  e(src.line(a["file"], a["line"]))))
+        w("</table></details>\n")
