@@ -27,7 +27,8 @@
 #   dropped by the backlog.
 # Stress phases: two tasks on CPU 0 in the dup path (exactly one
 # duplicate per original afterwards), the pipapo lookups (every lookup
-# must still hit), CAN delivery (each runner checks its own frames) and
+# must still hit), CAN delivery (each runner checks its own frames), a
+# CAN flood (no sender taken for the holder of vcan0's xmit lock) and
 # the flow limit (two senders into two different backlogs).
 . "$(dirname "$0")/val-lib.sh"
 PY=/usr/bin/python3
@@ -356,6 +357,13 @@ echo "can_receive $(cov_hits can_receive) (if recorded)"
 stress "CAN delivery (can_rcv_lock), preempted on CPU 0" \
 	sh -c 'exec ip netns exec cn '"$PY"' "$0" can-round vcan0 "ctun$PREEMPT_PAIR_SIDE" \
 		$((100 + PREEMPT_PAIR_SIDE)) 40' "$NFCAN"
+# vcan0 has no qdisc: a sender takes its queue's xmit lock in
+# __dev_queue_xmit(), which takes a sender that finds the lock held from
+# its own CPU for the device sending into itself and fails the send with
+# ENETDOWN ("Dead loop on virtual device"). Two C senders on CPU 0, back
+# to back, so that one is often preempted holding the lock.
+stress "CAN flood on vcan0 (its xmit lock's owner), preempted on CPU 0" \
+	ip netns exec cn "$PROGS/can-flood" vcan0 1000000000
 
 # --- softnet_data.flow_limit ------------------------------------------
 # Two veth pairs from fla to flb: fb0's receive queue steered to the last
