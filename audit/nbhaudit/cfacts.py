@@ -617,6 +617,12 @@ _LOCAL_DECL = r"\b(?:int|unsigned|long|short|u8|u16|u32|u64|s8|s16|s32|s64|bool|
               r"[^;{}()]*?\b%s\b"
 
 
+def current_cpu(value, local_cpu):
+    """value (an expression's text) is the current CPU number:
+    (raw_)smp_processor_id() or a local assigned it (local_cpu)."""
+    return "processor_id" in value or value in local_cpu
+
+
 def _chain_start_ok(code, i):
     """A chain found at i is not the tail of a longer expression
     (a[i].m, f(x)->m)."""
@@ -650,7 +656,7 @@ def cpu_marks(t, fn, local_cpu):
         return not local[name]
 
     def cpu(v):
-        return "processor_id" in v or v in local_cpu
+        return current_cpu(v, local_cpu)
 
     out = []
     for m in _MARK_STORE.finditer(code, body, end):

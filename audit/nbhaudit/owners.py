@@ -34,6 +34,8 @@ the chain of callers ends) and whether IRQs are off there.
 
 import collections
 
+from . import cfacts
+
 
 def _key(audit, fn, chain):
     """(struct or None, member) of a member chain; (None, name) of a
@@ -48,17 +50,13 @@ def _site(fn, m):
     return {"file": fn.file, "line": m["line"], "function": fn.name}
 
 
-def _is_cpu(fn, arg):
-    return "processor_id" in arg or arg in fn.local_cpu
-
-
 def _param_set(audit, fn, m):
     """Call sites passing the current CPU number for the parameter of a
     set through a parameter: ["caller() at file:line", ...]."""
     i = m["param"]
     return sorted({"%s() at %s:%d" % (caller.name, caller.file, c["line"])
                    for caller, c in audit.callers(fn)
-                   if len(c.get("args") or ()) > i and _is_cpu(caller, c["args"][i])})
+                   if len(c.get("args") or ()) > i and cfacts.current_cpu(c["args"][i], caller.local_cpu)})
 
 
 def _with_callers(audit, fns):
