@@ -16,10 +16,11 @@
  *
  * "op" is the time send() took, "wakeup" how late the task woke up
  * against its deadline, "response" the two together (from the deadline
- * to the end of the send: what the task's user waits for). A wake-up later than a second is a stall of the
- * whole guest (under TCG the host did not run it; its clock then jumps
- * by up to tens of seconds), not a latency of the kernel: such rounds
- * are left out of both figures and counted as S. Exit 2 on bad
+ * to the end of the send: what the task's user waits for). A wake-up
+ * later than a second is a stall of the whole guest (under TCG the host
+ * did not run it; its clock then jumps by up to tens of seconds), not a
+ * latency of the kernel: such rounds are left out of the three figures
+ * and counted as S. Exit 2 on bad
  * arguments or a failing system call, 1 when more than one round in a
  * hundred stalled.
  */
