@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write numbered UDP datagrams into a tap device of its own whose skbs
+ * tun builds from the per-CPU NAPI caches, and read each one back to
+ * check it arrived intact.
+ *
+ *   tap-frags SIDE SECONDS [BURST]
+ *
+ * Creates tap "nbhfSIDE" (SIDE 0..9; IFF_NAPI | IFF_NAPI_FRAGS, removed
+ * at exit) with address 10.41.SIDE.1/24 and a UDP socket bound to it,
+ * then, until SECONDS have passed (0: for ever), writes BURST (default
+ * 16) frames at a time and reads them back. A frame is one writev():
+ * the Ethernet, IPv4 and UDP headers and the payload's first record in
+ * the first iovec, which tun copies into an skb from napi_get_frags()
+ * (the skb cache and the small page-frag cache of napi_alloc_cache),
+ * and the rest of the payload in CHUNKS iovecs of CHUNK bytes, each
+ * copied into a fragment from netdev_alloc_frag() (napi_alloc_cache's
+ * page-frag cache). tun hands the skb to GRO and delivers it within
+ * the write, so a frame is in the socket before the next is written;
+ * reading a burst only after writing all of it leaves time for a frame
+ * that shares memory with another to be overwritten.
+ *
+ * The payload is a run of 16-byte records (magic, side, sequence
+ * number, record index), so a frame damaged by another's data, by
+ * pktgen's zeros or by a header of the other side, no longer matches.
+ *
+ * Prints "tap-frags side S: N frames intact" at the end. Exit 1 on the
+ * first damaged, missing or unexpected frame (naming it), 2 on bad
+ * arguments or a failing system call. PREEMPT_PAIR_SIDE (set by
+ * preempt-pair) overrides SIDE when SIDE is "-".
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define PROG "tap-frags"
+#include "prog.h"
+
+#define MAGIC 0x6e626866u
+#define PORT 9000
+#define CHUNKS 4
+#define CHUNK 2000
+#define HEADERS (14 + 20 + 8)
+#define RECORD 16
+#define PAYLOAD (RECORD + CHUNKS * CHUNK)
+#define MAX_BURST 64
+
+struct record {
+	uint32_t magic, side, seq, index;
+};
+
+static void records(unsigned char *p, size_t len, uint32_t side, uint32_t seq, uint32_t first)
+{
+	for (size_t i = 0; i < len / RECORD; i++) {
+		struct record r = { htonl(MAGIC), htonl(side), htonl(seq), htonl(first + i) };
+
+		memcpy(p + i * RECORD, &r, RECORD);
+	}
+}
+
+static uint16_t ip_csum(const unsigned char *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 2)
+		sum += (p[i] << 8) | p[i + 1];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum;
+}
+
+static void ifreq_addr(struct ifreq *ifr, uint32_t addr)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ifr->ifr_addr;
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = htonl(addr);
+}
+
+/* The tap, up with LOCAL/24; its MAC address into MAC. */
+static int make_tap(const char *name, uint32_t local, unsigned char *mac)
+{
+	struct ifreq ifr = { 0 };
+	int fd = open("/dev/net/tun", O_RDWR), s;
+
+	if (fd < 0)
+		die("open /dev/net/tun");
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_NAPI | IFF_NAPI_FRAGS;
+	if (ioctl(fd, TUNSETIFF, &ifr))
+		die("TUNSETIFF");
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	if (s < 0)
+		die("socket");
+	ifreq_addr(&ifr, local);
+	if (ioctl(s, SIOCSIFADDR, &ifr))
+		die("SIOCSIFADDR");
+	ifreq_addr(&ifr, 0xffffff00);
+	if (ioctl(s, SIOCSIFNETMASK, &ifr))
+		die("SIOCSIFNETMASK");
+	if (ioctl(s, SIOCGIFFLAGS, &ifr))
+		die("SIOCGIFFLAGS");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr))
+		die("SIOCSIFFLAGS");
+	if (ioctl(s, SIOCGIFHWADDR, &ifr))
+		die("SIOCGIFHWADDR");
+	memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(s);
+	return fd;
+}
+
+static int bound_socket(uint32_t local)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(PORT),
+				   .sin_addr.s_addr = htonl(local) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rcvbuf = 8 << 20;
+
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		die("bind");
+	return fd;
+}
+
+/* Headers of frame SEQ from PEER to LOCAL, into HEAD. */
+static void headers(unsigned char *head, const unsigned char *mac, uint32_t side,
+		    uint32_t local, uint32_t peer, uint32_t seq)
+{
+	unsigned char *ip = head + 14, *udp = ip + 20;
+	uint16_t ip_len = 20 + 8 + PAYLOAD, udp_len = 8 + PAYLOAD;
+	uint32_t src = htonl(peer), dst = htonl(local);
+	uint16_t csum;
+
+	memcpy(head, mac, 6);
+	memcpy(head + 6, "\x02\x00\x00\x00\x41", 5);
+	head[11] = side;
+	head[12] = 0x08, head[13] = 0x00;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[2] = ip_len >> 8, ip[3] = ip_len;
+	ip[4] = seq >> 8, ip[5] = seq;
+	ip[8] = 64, ip[9] = 17;
+	memcpy(ip + 12, &src, 4);
+	memcpy(ip + 16, &dst, 4);
+	csum = ip_csum(ip, 20);
+	ip[10] = csum >> 8, ip[11] = csum;
+	udp[0] = (PORT + 1) >> 8, udp[1] = (PORT + 1) & 0xff;
+	udp[2] = PORT >> 8, udp[3] = PORT & 0xff;
+	udp[4] = udp_len >> 8, udp[5] = udp_len;
+	udp[6] = udp[7] = 0;	/* no checksum: a damaged frame reaches the socket */
+}
+
+/* 0 when BUF (N bytes) is frame SEQ of SIDE, else prints why and 1. */
+static int verify(const unsigned char *buf, ssize_t n, uint32_t side, uint32_t seq)
+{
+	static unsigned char want[PAYLOAD];
+
+	if (n != PAYLOAD) {
+		printf("tap-frags side %u: frame %u: %zd bytes, wanted %d\n", side, seq, n, PAYLOAD);
+		return 1;
+	}
+	records(want, PAYLOAD, side, seq, 0);
+	for (size_t i = 0; i < PAYLOAD; i += RECORD) {
+		struct record r;
+
+		if (!memcmp(buf + i, want + i, RECORD))
+			continue;
+		memcpy(&r, buf + i, RECORD);
+		printf("tap-frags side %u: frame %u damaged at byte %zu: record %08x side %u "
+		       "seq %u index %u\n", side, seq, i, ntohl(r.magic), ntohl(r.side),
+		       ntohl(r.seq), ntohl(r.index));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static unsigned char head[HEADERS + RECORD], payload[CHUNKS * CHUNK], buf[65536];
+	const char *env = getenv("PREEMPT_PAIR_SIDE");
+	unsigned char mac[6];
+	long side, seconds, burst;
+	uint32_t local, peer, seq = 0;
+	char name[IFNAMSIZ];
+	double until;
+	int tap, rx;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 3 || argc > 4) {
+		fprintf(stderr, "usage: tap-frags SIDE|- SECONDS [BURST]\n");
+		return 2;
+	}
+	side = number(strcmp(argv[1], "-") ? argv[1] : env ? env : "", 0, 9, "side");
+	seconds = number(argv[2], 0, 86400, "seconds");
+	burst = argc > 3 ? number(argv[3], 1, MAX_BURST, "burst") : 16;
+	local = 0x0a290001 | side << 8;	/* 10.41.SIDE.1 */
+	peer = local + 1;
+	snprintf(name, sizeof(name), "nbhf%ld", side);
+	tap = make_tap(name, local, mac);
+	rx = bound_socket(local);
+	until = now() + seconds;
+	while (!seconds || now() < until) {
+		for (long i = 0; i < burst; i++) {
+			struct iovec iov[1 + CHUNKS];
+
+			headers(head, mac, side, local, peer, seq + i);
+			records(head + HEADERS, RECORD, side, seq + i, 0);
+			records(payload, sizeof(payload), side, seq + i, 1);
+			iov[0] = (struct iovec){ head, sizeof(head) };
+			for (int c = 0; c < CHUNKS; c++)
+				iov[1 + c] = (struct iovec){ payload + c * CHUNK, CHUNK };
+			while (writev(tap, iov, 1 + CHUNKS) < 0)
+				if (errno != ENOMEM && errno != ENOBUFS)
+					die("writev");
+		}
+		for (long i = 0; i < burst; i++, seq++) {
+			struct pollfd p = { rx, POLLIN, 0 };
+			ssize_t n;
+
+			if (poll(&p, 1, 2000) <= 0) {
+				printf("tap-frags side %ld: frame %u missing\n", side, seq);
+				return 1;
+			}
+			n = recv(rx, buf, sizeof(buf), 0);
+			if (n < 0)
+				die("recv");
+			if (verify(buf, n, side, seq))
+				return 1;
+		}
+	}
+	printf("tap-frags side %ld: %u frames intact\n", side, seq);
+	return 0;
+}
