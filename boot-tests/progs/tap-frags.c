@@ -4,21 +4,31 @@
  * tun builds from the per-CPU NAPI caches, and read each one back to
  * check it arrived intact.
  *
- *   tap-frags SIDE SECONDS [BURST]
+ *   tap-frags SIDE SECONDS [PERIOD_US PRIO]
  *
  * Creates tap "nbhfSIDE" (SIDE 0..9; IFF_NAPI | IFF_NAPI_FRAGS, removed
  * at exit) with address 10.41.SIDE.1/24 and a UDP socket bound to it,
- * then, until SECONDS have passed (0: for ever), writes BURST (default
- * 16) frames at a time and reads them back. A frame is one writev():
- * the Ethernet, IPv4 and UDP headers and the payload's first record in
- * the first iovec, which tun copies into an skb from napi_get_frags()
- * (the skb cache and the small page-frag cache of napi_alloc_cache),
- * and the rest of the payload in CHUNKS iovecs of CHUNK bytes, each
- * copied into a fragment from netdev_alloc_frag() (napi_alloc_cache's
- * page-frag cache). tun hands the skb to GRO and delivers it within
- * the write, so a frame is in the socket before the next is written;
- * reading a burst only after writing all of it leaves time for a frame
- * that shares memory with another to be overwritten.
+ * then, until SECONDS have passed (0: for ever), writes frames and reads
+ * them back. A frame is one writev(): the Ethernet, IPv4 and UDP headers
+ * and the payload's first record in the first iovec, which tun copies
+ * into an skb from napi_get_frags() (the skb cache and the small
+ * page-frag cache of napi_alloc_cache), and the rest of the payload in
+ * CHUNKS iovecs of CHUNK bytes (one in a periodic writer, which should
+ * be quick), each copied into a fragment from
+ * netdev_alloc_frag() (napi_alloc_cache's page-frag cache). tun hands
+ * the skb to GRO and delivers it within the write.
+ *
+ * Without PERIOD_US the writer runs flat out, BURST frames at a time,
+ * reading a burst back only after writing all of it: a frame that
+ * shares memory with another has time to be overwritten. With PERIOD_US
+ * it runs SCHED_FIFO at PRIO and writes one frame each time a ticker
+ * wakes it: a child process on another CPU that writes to a pipe every
+ * PERIOD_US microseconds, timed by a busy loop calibrated against the
+ * clock first (a sleeping ticker would be as coarse as the timer tick,
+ * and guests without a TSC clocksource read time in jiffies). On the CPU of a flat-out writer each wake-up preempts that
+ * writer, or whatever else runs there, at an arbitrary instruction,
+ * thousands of times a second, which is what it takes to land inside
+ * an allocation a few instructions long.
  *
  * The payload is a run of 16-byte records (magic, side, sequence
  * number, record index), so a frame damaged by another's data, by
@@ -27,7 +37,7 @@
  * Prints "tap-frags side S: N frames intact" at the end. Exit 1 on the
  * first damaged, missing or unexpected frame (naming it), 2 on bad
  * arguments or a failing system call. PREEMPT_PAIR_SIDE (set by
- * preempt-pair) overrides SIDE when SIDE is "-".
+ * preempt-pair) gives SIDE when SIDE is "-".
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -36,10 +46,15 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG "tap-frags"
@@ -47,12 +62,11 @@
 
 #define MAGIC 0x6e626866u
 #define PORT 9000
-#define CHUNKS 4
-#define CHUNK 2000
+#define CHUNKS 16
+#define CHUNK 256
 #define HEADERS (14 + 20 + 8)
 #define RECORD 16
-#define PAYLOAD (RECORD + CHUNKS * CHUNK)
-#define MAX_BURST 64
+#define BURST 16
 
 struct record {
 	uint32_t magic, side, seq, index;
@@ -135,11 +149,11 @@ static int bound_socket(uint32_t local)
 }
 
 /* Headers of frame SEQ from PEER to LOCAL, into HEAD. */
-static void headers(unsigned char *head, const unsigned char *mac, uint32_t side,
+static void headers(unsigned char *head, size_t payload, const unsigned char *mac, uint32_t side,
 		    uint32_t local, uint32_t peer, uint32_t seq)
 {
 	unsigned char *ip = head + 14, *udp = ip + 20;
-	uint16_t ip_len = 20 + 8 + PAYLOAD, udp_len = 8 + PAYLOAD;
+	uint16_t ip_len = 20 + 8 + payload, udp_len = 8 + payload;
 	uint32_t src = htonl(peer), dst = htonl(local);
 	uint16_t csum;
 
@@ -163,16 +177,17 @@ static void headers(unsigned char *head, const unsigned char *mac, uint32_t side
 }
 
 /* 0 when BUF (N bytes) is frame SEQ of SIDE, else prints why and 1. */
-static int verify(const unsigned char *buf, ssize_t n, uint32_t side, uint32_t seq)
+static int verify(const unsigned char *buf, ssize_t n, size_t payload, uint32_t side,
+		  uint32_t seq)
 {
-	static unsigned char want[PAYLOAD];
+	static unsigned char want[RECORD + CHUNKS * CHUNK];
 
-	if (n != PAYLOAD) {
-		printf("tap-frags side %u: frame %u: %zd bytes, wanted %d\n", side, seq, n, PAYLOAD);
+	if (n != (ssize_t)payload) {
+		printf("tap-frags side %u: frame %u: %zd bytes, wanted %zu\n", side, seq, n, payload);
 		return 1;
 	}
-	records(want, PAYLOAD, side, seq, 0);
-	for (size_t i = 0; i < PAYLOAD; i += RECORD) {
+	records(want, payload, side, seq, 0);
+	for (size_t i = 0; i < payload; i += RECORD) {
 		struct record r;
 
 		if (!memcmp(buf + i, want + i, RECORD))
@@ -186,42 +201,137 @@ static int verify(const unsigned char *buf, ssize_t n, uint32_t side, uint32_t s
 	return 0;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static volatile uint64_t spun;
+
+static int64_t spin(int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		spun++;
+	return n;
+}
+
+static void drain(int fd)
+{
+	char ticks[256];
+
+	while (read(fd, ticks, sizeof(ticks)) > 0)
+		;
+}
+
+/* A child on every CPU but the caller's that writes a byte to the pipe
+ * it returns every PERIOD ns, spinning in between; its pid in *PID. */
+static int ticker(int64_t period, pid_t *pid)
+{
+	int cpu = sched_getcpu(), fds[2], n = 0;
+	cpu_set_t set;
+
+	if (cpu < 0 || pipe2(fds, O_NONBLOCK))
+		die("ticker");
+	CPU_ZERO(&set);
+	for (int c = 0; c < CPU_SETSIZE && c < sysconf(_SC_NPROCESSORS_ONLN); c++)
+		if (c != cpu) {
+			CPU_SET(c, &set);
+			n++;
+		}
+	if (!n) {
+		fprintf(stderr, "tap-frags: PERIOD_US needs a second CPU for the ticker\n");
+		exit(2);
+	}
+	*pid = fork();
+	if (*pid < 0)
+		die("fork");
+	if (*pid == 0) {
+		struct sched_param sp = { 0 };
+		int64_t t0, loops = 0, per_tick;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sched_setscheduler(0, SCHED_OTHER, &sp);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			die("sched_setaffinity");
+		close(fds[0]);
+		/* Loops per period, over a fifth of a second: 2% with jiffies. */
+		t0 = mono_ns();
+		while (mono_ns() - t0 < 200000000)
+			loops += spin(1000);
+		per_tick = loops * period / (mono_ns() - t0);
+		for (;;) {
+			spin(per_tick ? per_tick : 1);
+			if (write(fds[1], "t", 1) < 0 && errno != EAGAIN)
+				_exit(0);	/* the writer is gone */
+		}
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char head[HEADERS + RECORD], payload[CHUNKS * CHUNK], buf[65536];
 	const char *env = getenv("PREEMPT_PAIR_SIDE");
-	unsigned char mac[6];
-	long side, seconds, burst;
+	int64_t period = 0;
+	pid_t tick_pid = 0;
+	int tick = -1;
 	uint32_t local, peer, seq = 0;
+	long side, seconds, burst = BURST, chunks = CHUNKS;
 	char name[IFNAMSIZ];
+	unsigned char mac[6];
 	double until;
 	int tap, rx;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: tap-frags SIDE|- SECONDS [BURST]\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: tap-frags SIDE|- SECONDS [PERIOD_US PRIO]\n");
 		return 2;
 	}
 	side = number(strcmp(argv[1], "-") ? argv[1] : env ? env : "", 0, 9, "side");
 	seconds = number(argv[2], 0, 86400, "seconds");
-	burst = argc > 3 ? number(argv[3], 1, MAX_BURST, "burst") : 16;
+	if (argc == 5) {
+		struct sched_param sp = { .sched_priority = number(argv[4], 1, 99, "prio") };
+
+		period = number(argv[3], 1, 1000000, "period") * 1000;
+		burst = 1;
+		chunks = 1;
+		if (mlockall(MCL_CURRENT | MCL_FUTURE) || sched_setscheduler(0, SCHED_FIFO, &sp))
+			die("SCHED_FIFO");
+	}
 	local = 0x0a290001 | side << 8;	/* 10.41.SIDE.1 */
 	peer = local + 1;
 	snprintf(name, sizeof(name), "nbhf%ld", side);
 	tap = make_tap(name, local, mac);
 	rx = bound_socket(local);
+	if (period)
+		tick = ticker(period, &tick_pid);
 	until = now() + seconds;
 	while (!seconds || now() < until) {
+		if (period) {
+			struct pollfd p = { tick, POLLIN, 0 };
+
+			/* The ticks of the last frame's time are gone: wait for
+			 * the next, so that the writer leaves the CPU between
+			 * frames even when a frame takes longer than a period. */
+			drain(tick);
+			if (poll(&p, 1, -1) < 0)
+				die("poll ticker");
+			drain(tick);
+		}
 		for (long i = 0; i < burst; i++) {
 			struct iovec iov[1 + CHUNKS];
 
-			headers(head, mac, side, local, peer, seq + i);
+			headers(head, RECORD + chunks * CHUNK, mac, side, local, peer, seq + i);
 			records(head + HEADERS, RECORD, side, seq + i, 0);
-			records(payload, sizeof(payload), side, seq + i, 1);
+			records(payload, chunks * CHUNK, side, seq + i, 1);
 			iov[0] = (struct iovec){ head, sizeof(head) };
-			for (int c = 0; c < CHUNKS; c++)
+			for (int c = 0; c < chunks; c++)
 				iov[1 + c] = (struct iovec){ payload + c * CHUNK, CHUNK };
-			while (writev(tap, iov, 1 + CHUNKS) < 0)
+			while (writev(tap, iov, 1 + chunks) < 0)
 				if (errno != ENOMEM && errno != ENOBUFS)
 					die("writev");
 		}
@@ -236,9 +346,13 @@ int main(int argc, char **argv)
 			n = recv(rx, buf, sizeof(buf), 0);
 			if (n < 0)
 				die("recv");
-			if (verify(buf, n, side, seq))
+			if (verify(buf, n, RECORD + chunks * CHUNK, side, seq))
 				return 1;
 		}
+	}
+	if (tick_pid) {
+		kill(tick_pid, SIGKILL);
+		waitpid(tick_pid, NULL, 0);
 	}
 	printf("tap-frags side %ld: %u frames intact\n", side, seq);
 	return 0;

@@ -95,22 +95,38 @@ pktgen() {
 check "pktgen from every CPU: every packet received" pktgen
 
 # Three users of napi_alloc_cache on CPU 0 preempting one another inside
-# it: two tap-frags writers (preempt-pair), each into a tap of its own
-# whose skbs tun takes from napi_get_frags() (the skb cache, the small
-# page-frag cache) and fills with netdev_alloc_frag() fragments (the
-# page-frag cache), and pktgen's kernel thread allocating with
-# __netdev_alloc_skb() from the same page-frag cache. Two users handed
+# it: two tap-frags writers, each into a tap of its own whose skbs tun
+# takes from napi_get_frags() (the skb cache, the small page-frag cache)
+# and fills with netdev_alloc_frag() fragments (the page-frag cache),
+# and pktgen's kernel thread allocating with __netdev_alloc_skb() from
+# the same page-frag cache. One writer runs flat out; the other, at
+# SCHED_FIFO 20, writes one frame at the first tick of a ticker spinning
+# on CPU 1 every nbh.frags_period microseconds (default 1000) after its
+# last frame, each wake-up preempting the flat-out writer or pktgen at an
+# arbitrary instruction: thousands of times a second, what it takes to
+# land inside an allocation a few instructions long. Two users handed
 # the same memory write different data into it: every frame must read
 # back intact.
 frags_stress() {
-	local P=/proc/net/pktgen
+	local P=/proc/net/pktgen period low high
+	if ((STRESS == 0)); then
+		echo "ok - stress: tap writes from the NAPI caches # SKIP nbh.stress=0"
+		return
+	fi
+	period=$(param nbh.frags_period)
+	period=${period:-1000}
 	in_ns va sh -c "echo rem_device_all >$P/kpktgend_0; echo add_device v0@0 >$P/kpktgend_0"
 	in_ns va sh -c "echo 'count 0' >$P/v0@0; echo 'pkt_size 1400' >$P/v0@0;
 		echo 'clone_skb 0' >$P/v0@0; echo 'dst 10.8.0.2' >$P/v0@0"
 	in_ns va sh -c "echo start >$P/pgctrl" &
 	netns tf
-	stress "tap writes from the NAPI caches (napi_alloc_cache), preempted on CPU 0, pktgen beside them" \
-		ip netns exec tf "$PROGS/tap-frags" - 0
+	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 0 "$STRESS" &
+	low=$!
+	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 1 "$STRESS" "$period" 20 &
+	high=$!
+	check "stress: a flat-out tap writer on CPU 0, every frame intact" wait "$low"
+	check "stress: a SCHED_FIFO tap writer preempting it, ticked every $period us, every frame intact" \
+		wait "$high"
 	in_ns va sh -c "echo stop >$P/pgctrl"
 	wait || true
 	in_ns va sed -n "s/^ *pkts-sofar: \([0-9]*\).*/pktgen sent \1 packets meanwhile/p" "$P/v0@0"
