@@ -14,9 +14,9 @@
  * into an skb from napi_get_frags() (the skb cache and the small
  * page-frag cache of napi_alloc_cache), and the rest of the payload in
  * CHUNKS iovecs of CHUNK bytes (one in a periodic writer, which should
- * be quick), each copied into a fragment from
- * netdev_alloc_frag() (napi_alloc_cache's page-frag cache). tun hands
- * the skb to GRO and delivers it within the write.
+ * be quick), each copied into a fragment from netdev_alloc_frag()
+ * (napi_alloc_cache's page-frag cache). tun hands the skb to GRO and
+ * delivers it within the write.
  *
  * Without PERIOD_US the writer runs flat out, BURST frames at a time,
  * reading a burst back only after writing all of it: a frame that
@@ -25,10 +25,13 @@
  * wakes it: a child process on another CPU that writes to a pipe every
  * PERIOD_US microseconds, timed by a busy loop calibrated against the
  * clock first (a sleeping ticker would be as coarse as the timer tick,
- * and guests without a TSC clocksource read time in jiffies). On the CPU of a flat-out writer each wake-up preempts that
- * writer, or whatever else runs there, at an arbitrary instruction,
- * thousands of times a second, which is what it takes to land inside
- * an allocation a few instructions long.
+ * and guests without a TSC clocksource read time in jiffies). On the
+ * CPU of a flat-out writer each wake-up preempts that writer, or
+ * whatever else runs there, at an arbitrary instruction, thousands of
+ * times a second, which is what it takes to land inside an allocation
+ * a few instructions long. It reads each frame back LAG frames later:
+ * a task it preempted inside an allocation, and was handed the same
+ * memory, writes its data there only once it runs again.
  *
  * The payload is a run of 16-byte records (magic, side, sequence
  * number, record index), so a frame damaged by another's data, by
@@ -67,6 +70,7 @@
 #define HEADERS (14 + 20 + 8)
 #define RECORD 16
 #define BURST 16
+#define LAG 8
 
 struct record {
 	uint32_t magic, side, seq, index;
@@ -201,6 +205,39 @@ static int verify(const unsigned char *buf, ssize_t n, size_t payload, uint32_t 
 	return 0;
 }
 
+static void write_frame(int tap, unsigned char *head, unsigned char *payload, long chunks,
+			const unsigned char *mac, uint32_t side, uint32_t local, uint32_t peer,
+			uint32_t seq)
+{
+	struct iovec iov[1 + CHUNKS];
+
+	headers(head, RECORD + chunks * CHUNK, mac, side, local, peer, seq);
+	records(head + HEADERS, RECORD, side, seq, 0);
+	records(payload, chunks * CHUNK, side, seq, 1);
+	iov[0] = (struct iovec){ head, HEADERS + RECORD };
+	for (int c = 0; c < chunks; c++)
+		iov[1 + c] = (struct iovec){ payload + c * CHUNK, CHUNK };
+	while (writev(tap, iov, 1 + chunks) < 0)
+		if (errno != ENOMEM && errno != ENOBUFS)
+			die("writev");
+}
+
+/* 0 when the next datagram on RX is frame SEQ, intact; else 1. */
+static int read_frame(int rx, unsigned char *buf, long chunks, uint32_t side, uint32_t seq)
+{
+	struct pollfd p = { rx, POLLIN, 0 };
+	ssize_t n;
+
+	if (poll(&p, 1, 2000) <= 0) {
+		printf("tap-frags side %u: frame %u missing\n", side, seq);
+		return 1;
+	}
+	n = recv(rx, buf, 65536, 0);
+	if (n < 0)
+		die("recv");
+	return verify(buf, n, RECORD + chunks * CHUNK, side, seq);
+}
+
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -279,8 +316,8 @@ int main(int argc, char **argv)
 	int64_t period = 0;
 	pid_t tick_pid = 0;
 	int tick = -1;
-	uint32_t local, peer, seq = 0;
-	long side, seconds, burst = BURST, chunks = CHUNKS;
+	uint32_t local, peer, sent = 0, checked = 0;
+	long side, seconds, burst = BURST, chunks = CHUNKS, lag = 0;
 	char name[IFNAMSIZ];
 	unsigned char mac[6];
 	double until;
@@ -299,6 +336,7 @@ int main(int argc, char **argv)
 		period = number(argv[3], 1, 1000000, "period") * 1000;
 		burst = 1;
 		chunks = 1;
+		lag = LAG;
 		if (mlockall(MCL_CURRENT | MCL_FUTURE) || sched_setscheduler(0, SCHED_FIFO, &sp))
 			die("SCHED_FIFO");
 	}
@@ -322,38 +360,19 @@ int main(int argc, char **argv)
 				die("poll ticker");
 			drain(tick);
 		}
-		for (long i = 0; i < burst; i++) {
-			struct iovec iov[1 + CHUNKS];
-
-			headers(head, RECORD + chunks * CHUNK, mac, side, local, peer, seq + i);
-			records(head + HEADERS, RECORD, side, seq + i, 0);
-			records(payload, chunks * CHUNK, side, seq + i, 1);
-			iov[0] = (struct iovec){ head, sizeof(head) };
-			for (int c = 0; c < chunks; c++)
-				iov[1 + c] = (struct iovec){ payload + c * CHUNK, CHUNK };
-			while (writev(tap, iov, 1 + chunks) < 0)
-				if (errno != ENOMEM && errno != ENOBUFS)
-					die("writev");
-		}
-		for (long i = 0; i < burst; i++, seq++) {
-			struct pollfd p = { rx, POLLIN, 0 };
-			ssize_t n;
-
-			if (poll(&p, 1, 2000) <= 0) {
-				printf("tap-frags side %ld: frame %u missing\n", side, seq);
+		for (long i = 0; i < burst; i++)
+			write_frame(tap, head, payload, chunks, mac, side, local, peer, sent++);
+		while (sent - checked > lag)
+			if (read_frame(rx, buf, chunks, side, checked++))
 				return 1;
-			}
-			n = recv(rx, buf, sizeof(buf), 0);
-			if (n < 0)
-				die("recv");
-			if (verify(buf, n, RECORD + chunks * CHUNK, side, seq))
-				return 1;
-		}
 	}
+	while (checked < sent)
+		if (read_frame(rx, buf, chunks, side, checked++))
+			return 1;
 	if (tick_pid) {
 		kill(tick_pid, SIGKILL);
 		waitpid(tick_pid, NULL, 0);
 	}
-	printf("tap-frags side %ld: %u frames intact\n", side, seq);
+	printf("tap-frags side %ld: %u frames intact\n", side, checked);
 	return 0;
 }
