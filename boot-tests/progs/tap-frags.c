@@ -39,8 +39,7 @@
  *
  * Prints "tap-frags side S: N frames intact" at the end. Exit 1 on the
  * first damaged, missing or unexpected frame (naming it), 2 on bad
- * arguments or a failing system call. PREEMPT_PAIR_SIDE (set by
- * preempt-pair) gives SIDE when SIDE is "-".
+ * arguments or a failing system call.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -238,14 +237,6 @@ static int read_frame(int rx, unsigned char *buf, long chunks, uint32_t side, ui
 	return verify(buf, n, RECORD + chunks * CHUNK, side, seq);
 }
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static volatile uint64_t spun;
 
 static int64_t spin(int64_t n)
@@ -287,7 +278,8 @@ static int ticker(int64_t period, pid_t *pid)
 		die("fork");
 	if (*pid == 0) {
 		struct sched_param sp = { 0 };
-		int64_t t0, loops = 0, per_tick;
+		int64_t loops = 0, per_tick;
+		double t0;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		sched_setscheduler(0, SCHED_OTHER, &sp);
@@ -295,10 +287,10 @@ static int ticker(int64_t period, pid_t *pid)
 			die("sched_setaffinity");
 		close(fds[0]);
 		/* Loops per period, over a fifth of a second: 2% with jiffies. */
-		t0 = mono_ns();
-		while (mono_ns() - t0 < 200000000)
+		t0 = now();
+		while (now() - t0 < 0.2)
 			loops += spin(1000);
-		per_tick = loops * period / (mono_ns() - t0);
+		per_tick = loops * (period / 1e9) / (now() - t0);
 		for (;;) {
 			spin(per_tick ? per_tick : 1);
 			if (write(fds[1], "t", 1) < 0 && errno != EAGAIN)
@@ -312,7 +304,6 @@ static int ticker(int64_t period, pid_t *pid)
 int main(int argc, char **argv)
 {
 	static unsigned char head[HEADERS + RECORD], payload[CHUNKS * CHUNK], buf[65536];
-	const char *env = getenv("PREEMPT_PAIR_SIDE");
 	int64_t period = 0;
 	pid_t tick_pid = 0;
 	int tick = -1;
@@ -325,10 +316,10 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc != 3 && argc != 5) {
-		fprintf(stderr, "usage: tap-frags SIDE|- SECONDS [PERIOD_US PRIO]\n");
+		fprintf(stderr, "usage: tap-frags SIDE SECONDS [PERIOD_US PRIO]\n");
 		return 2;
 	}
-	side = number(strcmp(argv[1], "-") ? argv[1] : env ? env : "", 0, 9, "side");
+	side = number(argv[1], 0, 9, "side");
 	seconds = number(argv[2], 0, 86400, "seconds");
 	if (argc == 5) {
 		struct sched_param sp = { .sched_priority = number(argv[4], 1, 99, "prio") };

@@ -100,9 +100,9 @@ check "pktgen from every CPU: every packet received" pktgen
 # and fills with netdev_alloc_frag() fragments (the page-frag cache),
 # and pktgen's kernel thread allocating with __netdev_alloc_skb() from
 # the same page-frag cache. One writer runs flat out; the other, at
-# SCHED_FIFO 20, writes one frame at the first tick of a ticker spinning
-# on CPU 1 every nbh.frags_period microseconds (default 1000) after its
-# last frame, each wake-up preempting the flat-out writer or pktgen at an
+# SCHED_FIFO 20, writes one frame at the next tick of a ticker that
+# spins on CPU 1 and ticks every nbh.frags_period microseconds (default
+# 1000), each wake-up preempting the flat-out writer or pktgen at an
 # arbitrary instruction: thousands of times a second, what it takes to
 # land inside an allocation a few instructions long. Two users handed
 # the same memory write different data into it: every frame must read
