@@ -19,7 +19,10 @@
  * contention-check counts that).
  *
  * CMD sees PREEMPT_PAIR_SIDE=0 in the low runner and 1 in the high one
- * (to pick ports of its own, say); its standard output is discarded.
+ * (to pick ports of its own, say). Its standard output goes to a
+ * temporary file, shown on standard error (at most 40 lines) for the
+ * first failing run of each runner, after a line saying how it ended;
+ * the output of the other runs is dropped.
  *
  * Prints one line per runner and the number of stops:
  *
@@ -58,6 +61,23 @@ static void set_policy(int policy, int prio)
 
 static volatile pid_t running;
 
+/* The first failing run of a runner: how it ended and its output. */
+static void show_failure(const char *name, long run, int status, FILE *out)
+{
+	char line[512];
+	int n = 0;
+
+	if (WIFEXITED(status))
+		fprintf(stderr, "preempt-pair %s: run %ld exited %d, its output:\n", name, run,
+			WEXITSTATUS(status));
+	else
+		fprintf(stderr, "preempt-pair %s: run %ld killed by signal %d, its output:\n",
+			name, run, WTERMSIG(status));
+	rewind(out);
+	while (n++ < 40 && fgets(line, sizeof(line), out))
+		fprintf(stderr, "  %s%s", line, strchr(line, '\n') ? "" : "\n");
+}
+
 static void cut(int sig)
 {
 	(void)sig;
@@ -77,9 +97,12 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 	long runs = 0, failed = 0, cuts = 0;
 	char value[2] = { '0' + side, 0 };
 	sigset_t alrm, old;
+	FILE *out = tmpfile();
 	int status;
 	pid_t pid;
 
+	if (!out)
+		die("tmpfile");
 	if (setenv("PREEMPT_PAIR_SIDE", value, 1))
 		die("setenv");
 	signal(SIGALRM, cut);
@@ -90,14 +113,16 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 	while (now() < deadline) {
 		/* A SIGALRM between fork() and running = pid would be lost. */
 		sigprocmask(SIG_BLOCK, &alrm, &old);
+		if (ftruncate(fileno(out), 0) || lseek(fileno(out), 0, SEEK_SET))
+			die("truncating the output file");
 		pid = fork();
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
 			sigprocmask(SIG_SETMASK, &old, NULL);
 			set_policy(policy, prio);
-			if (!freopen("/dev/null", "w", stdout))
-				die("/dev/null");
+			if (dup2(fileno(out), STDOUT_FILENO) < 0)
+				die("dup2");
 			execvp(cmd[0], cmd);
 			fprintf(stderr, "preempt-pair: %s: %s\n", cmd[0], strerror(errno));
 			_exit(127);
@@ -111,8 +136,10 @@ static void runner(const char *name, int side, int policy, int prio, double dead
 		runs++;
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && now() >= deadline)
 			cuts++;
-		else if (!WIFEXITED(status) || WEXITSTATUS(status))
-			failed++;
+		else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!failed++)
+				show_failure(name, runs, status, out);
+		}
 	}
 	printf("preempt-pair %s runs=%ld failed=%ld cut=%ld\n", name, runs, failed, cuts);
 	exit(runs && !failed ? 0 : 1);
