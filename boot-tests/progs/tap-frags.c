@@ -38,8 +38,9 @@
  * pktgen's zeros or by a header of the other side, no longer matches.
  *
  * Prints "tap-frags side S: N frames intact" at the end. Exit 1 on the
- * first damaged, missing or unexpected frame (naming it), 2 on bad
- * arguments or a failing system call.
+ * first damaged, missing or unexpected frame (naming it, and saying how
+ * many seconds into the run it was found), 2 on bad arguments or a
+ * failing system call.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -301,6 +302,14 @@ static int ticker(int64_t period, pid_t *pid)
 	return fds[0];
 }
 
+/* After the first bad frame: when it was found (the rate of a rare race). */
+static int damaged(long side, double start, uint32_t intact)
+{
+	printf("tap-frags side %ld: found after %.1f s, %u frames intact before it\n", side,
+	       now() - start, intact);
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned char head[HEADERS + RECORD], payload[CHUNKS * CHUNK], buf[65536];
@@ -311,7 +320,7 @@ int main(int argc, char **argv)
 	long side, seconds, burst = BURST, chunks = CHUNKS, lag = 0;
 	char name[IFNAMSIZ];
 	unsigned char mac[6];
-	double until;
+	double start, until;
 	int tap, rx;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -338,7 +347,8 @@ int main(int argc, char **argv)
 	rx = bound_socket(local);
 	if (period)
 		tick = ticker(period, &tick_pid);
-	until = now() + seconds;
+	start = now();
+	until = start + seconds;
 	while (!seconds || now() < until) {
 		if (period) {
 			struct pollfd p = { tick, POLLIN, 0 };
@@ -355,11 +365,11 @@ int main(int argc, char **argv)
 			write_frame(tap, head, payload, chunks, mac, side, local, peer, sent++);
 		while (sent - checked > lag)
 			if (read_frame(rx, buf, chunks, side, checked++))
-				return 1;
+				return damaged(side, start, checked - 1);
 	}
 	while (checked < sent)
 		if (read_frame(rx, buf, chunks, side, checked++))
-			return 1;
+			return damaged(side, start, checked - 1);
 	if (tick_pid) {
 		kill(tick_pid, SIGKILL);
 		waitpid(tick_pid, NULL, 0);

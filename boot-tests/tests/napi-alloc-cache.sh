@@ -106,25 +106,30 @@ check "pktgen from every CPU: every packet received" pktgen
 # arbitrary instruction: thousands of times a second, what it takes to
 # land inside an allocation a few instructions long. Two users handed
 # the same memory write different data into it: every frame must read
-# back intact.
+# back intact. The phase lasts nbh.frags_seconds (default nbh.stress):
+# a wake-up lands inside the page-frag cache's allocation about once in
+# 30 s (under TCG it can land only at one branch there), so a boot that
+# must see that race runs longer (make check-mutants-no-bh-lock).
 frags_stress() {
-	local P=/proc/net/pktgen period low high
+	local P=/proc/net/pktgen period low high secs
 	if ((STRESS == 0)); then
 		echo "ok - stress: tap writes from the NAPI caches # SKIP nbh.stress=0"
 		return
 	fi
 	period=$(param nbh.frags_period)
 	period=${period:-1000}
+	secs=$(param nbh.frags_seconds)
+	secs=${secs:-$STRESS}
 	in_ns va sh -c "echo rem_device_all >$P/kpktgend_0; echo add_device v0@0 >$P/kpktgend_0"
 	in_ns va sh -c "echo 'count 0' >$P/v0@0; echo 'pkt_size 1400' >$P/v0@0;
 		echo 'clone_skb 0' >$P/v0@0; echo 'dst 10.8.0.2' >$P/v0@0"
 	in_ns va sh -c "echo start >$P/pgctrl" &
 	netns tf
-	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 0 "$STRESS" &
+	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 0 "$secs" &
 	low=$!
-	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 1 "$STRESS" "$period" 20 &
+	on_cpu 0 ip netns exec tf "$PROGS/tap-frags" 1 "$secs" "$period" 20 &
 	high=$!
-	check "stress: a flat-out tap writer on CPU 0, every frame intact" wait "$low"
+	check "stress: a flat-out tap writer on CPU 0 for $secs s, every frame intact" wait "$low"
 	check "stress: a SCHED_FIFO tap writer preempting it, ticked every $period us, every frame intact" \
 		wait "$high"
 	in_ns va sh -c "echo stop >$P/pgctrl"
