@@ -144,13 +144,29 @@ def build(tree, variant, series="none", targets=(), flavour="", log=None):
         return _build(tree, variant, series, targets, flavour, log)
 
 
+def fragments(series="none", flavour=""):
+    """The config fragments of a kernel beyond its variant's: those of
+    SERIES (its `config` directives), then FLAVOUR's."""
+    found = list(ser.read(series).configs) if series not in (None, "none") else []
+    return found + ([paths.flavour_fragment(flavour)] if flavour else [])
+
+
+def build_command(variant, src, out, series="none", flavour="", targets=()):
+    """The scripts/build-kernel command that builds TARGETS of SRC in OUT
+    as a kernel of SERIES and FLAVOUR is built: every program that
+    builds from a series' worktree uses it, so that a build in the same
+    directory keeps the same configuration."""
+    cmd = [os.path.join(paths.REPO, "scripts", "build-kernel"), "--variant", variant,
+           "--src", src, "--out", out]
+    for f in fragments(series, flavour):
+        cmd += ["--fragment", f]
+    return cmd + list(targets)
+
+
 def _build(tree, variant, series, targets, flavour, log):
     k = prepare(tree, variant, series, log, flavour)
-    cmd = [os.path.join(paths.REPO, "scripts", "build-kernel"), "--variant", variant,
-           "--src", k.source, "--out", k.build]
-    if flavour:
-        cmd += ["--fragment", paths.flavour_fragment(flavour)]
-    r = proc.run(cmd + list(targets), capture="stderr")
+    r = proc.run(build_command(variant, k.source, k.build, k.series, flavour, targets),
+                 capture="stderr")
     if not r.ok:
         raise proc.Failure(f"build of {k.name} {' '.join(targets) or 'bzImage'} failed (rc {r.rc})")
     return k

@@ -16,8 +16,11 @@ A series can stack on another: directive lines of its series file
 
     #: base: ../linux-6.1     the series directory it applies on top of
     #: only: rt               the trees it is for (rt: the 6.1-rt branch)
+    #: config: no-lock.config a config fragment its kernels are built with
 
-make its patches those of the base, then its own.
+make its patches those of the base, then its own; its config fragments
+(paths relative to the series directory, merged after the variant's)
+those of the base, then its own.
 """
 import dataclasses
 import hashlib
@@ -56,6 +59,7 @@ class Series:
     directory: str
     patches: tuple          # the whole stack: the base's, then its own
     only: str | None = None  # "rt": applies to the rt trees only
+    configs: tuple = ()     # config fragments: the base's, then its own
 
     @property
     def name(self):
@@ -131,13 +135,21 @@ def read_entries(listing):
 
 
 def read_directives(listing):
-    """{key: value} of the `#: key: value` lines of a series file."""
+    """{key: value} of the `#: key: value` lines of a series file; the
+    value of `config`, which may repeat, is the list of its paths made
+    absolute."""
     found = {}
     for n, ln in enumerate(open(listing), 1):
         m = DIRECTIVE.match(ln)
         if not m:
             continue
         key, value = m.groups()
+        if key == "config":
+            path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(listing)), value))
+            if not os.path.isfile(path):
+                raise proc.BadInput(f"{listing}:{n}: config: no fragment {value}")
+            found.setdefault(key, []).append(path)
+            continue
         if key not in ("base", "only") or key in found:
             raise proc.BadInput(f"{listing}:{n}: unknown or repeated directive '{key}'")
         if key == "only" and value not in ONLY:
@@ -173,15 +185,21 @@ def read(directory, _stack=()):
         patches.append(read_patch(path, data))
     only = directives.get("only") or (base.only if base else None)
     below = base.patches if base else ()
-    return Series(directory, below + tuple(patches), only)
+    configs = (base.configs if base else ()) + tuple(directives.get("config", ()))
+    return Series(directory, below + tuple(patches), only, configs)
 
 
 def write_listing(directory, names, previous=None):
-    """Write DIRECTORY/series for the patch NAMES, keeping the datum of a
-    name that PREVIOUS (an older series file) annotates."""
-    old = dict(read_entries(previous)) if previous and os.path.isfile(previous) else {}
-    lines = [ln.rstrip("\n") for ln in open(previous) if DIRECTIVE.match(ln)] \
-        if previous and os.path.isfile(previous) else []
+    """Write DIRECTORY/series for the patch NAMES, keeping the header
+    (the comment and directive lines before the first patch) of PREVIOUS,
+    an older series file, and the datum of a name that it annotates."""
+    old, lines = {}, []
+    if previous and os.path.isfile(previous):
+        old = dict(read_entries(previous))
+        for ln in open(previous):
+            if not ln.startswith("#"):
+                break
+            lines.append(ln.rstrip("\n"))
     for n in names:
         data = old.get(n)
         lines.append(f"{n}  # datum: {', '.join(data)}" if data else n)
