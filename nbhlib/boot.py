@@ -104,18 +104,21 @@ def find_splats(lines):
 
 @dataclasses.dataclass(frozen=True)
 class KnownSplat:
-    variants: tuple
+    kernels: tuple       # KIND-VARIANT labels: pristine-rt-debug, ...
     function: str        # in the splat's first line
     frame: str           # in its call trace, "-" for none
     reason: str
 
-    def matches(self, variant, text):
+    def matches(self, kernel, text):
         first = text.splitlines()[0] if text else ""
-        if variant not in self.variants or \
+        if kernel not in self.kernels or \
                 not re.search(rf"\b{re.escape(self.function)}\+0x", first):
             return False
         return self.frame == "-" or bool(re.search(
             rf"^(\[[^]]*\])?\s+(\? )?{re.escape(self.frame)}\+0x", text, re.M))
+
+
+KERNEL_LABEL = re.compile(rf"^(pristine|patched)-({'|'.join(map(re.escape, paths.VARIANTS))})$")
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,15 +132,22 @@ def known_splats(path=KNOWN_SPLATS):
             fields = line.rstrip("\n").split("\t")
             if len(fields) != 4:
                 raise proc.BadInput(f"{path}:{n}: want 4 tab-separated fields")
-            known.append(KnownSplat(tuple(fields[0].split(",")), *fields[1:]))
+            kernels = tuple(fields[0].split(","))
+            bad = [k for k in kernels if not KERNEL_LABEL.match(k)]
+            if bad:
+                raise proc.BadInput(f"{path}:{n}: kernel '{bad[0]}' is not KIND-VARIANT "
+                                    f"(pristine or patched, then {'|'.join(paths.VARIANTS)})")
+            known.append(KnownSplat(kernels, *fields[1:]))
     return tuple(known)
 
 
-def classify(splats, lines, variant):
-    """Set each splat's `known` reason for a kernel of VARIANT."""
+def classify(splats, lines, kernel):
+    """Set each splat's `known` reason for KERNEL, a KIND-VARIANT label
+    (pristine-rt-debug): an entry for the pristine kernel forgives
+    nothing on a patched one."""
     for s in splats:
         text = "\n".join(lines[s.first - 1:s.last])
-        s.known = next((k.reason for k in known_splats() if k.matches(variant, text)), None)
+        s.known = next((k.reason for k in known_splats() if k.matches(kernel, text)), None)
     return splats
 
 
@@ -266,9 +276,12 @@ def build_of(image):
     return image[:-len(rel) - 1] if image.endswith(os.sep + rel) else None
 
 
-def variant_of(image):
-    """nort, nort-debug, rt or rt-debug, from the .config IMAGE was built
-    with (PREEMPT_RT, PROVE_LOCKING); None without one."""
+def label_of(image):
+    """The KIND-VARIANT label of IMAGE: VARIANT (nort, nort-debug, rt or
+    rt-debug) from the .config it was built with (PREEMPT_RT,
+    PROVE_LOCKING), KIND pristine when its build directory is that of a
+    kernel without a series (paths.build_dir()), else patched; None
+    without a .config."""
     build = build_of(image)
     cfg = os.path.join(build, ".config") if build else None
     if not cfg or not os.path.isfile(cfg):
@@ -276,7 +289,10 @@ def variant_of(image):
     text = open(cfg, errors="replace").read()
     rt = re.search(r"^CONFIG_PREEMPT_RT=y$", text, re.M)
     debug = re.search(r"^CONFIG_PROVE_LOCKING=y$", text, re.M)
-    return ("rt" if rt else "nort") + ("-debug" if debug else "")
+    variant = ("rt" if rt else "nort") + ("-debug" if debug else "")
+    pristine = any(os.path.basename(build) == os.path.basename(paths.build_dir(t, variant, "none"))
+                   for t in paths.TREES)
+    return ("pristine-" if pristine else "patched-") + variant
 
 
 def run_dir(name):
@@ -288,7 +304,7 @@ def run_dir(name):
 @dataclasses.dataclass
 class BootResult:
     kernel: str                  # the image booted
-    variant: str | None          # for known-splats (None: every splat unknown)
+    label: str | None            # KIND-VARIANT, for known-splats (None: every splat unknown)
     accel: str
     cpus: int
     tests: list
@@ -440,11 +456,11 @@ def choose_accel(image, want="auto", log=None):
     return accel
 
 
-def run(guest, name, accel="auto", variant=None, echo=sys.stderr, verbose=False, log=None):
+def run(guest, name, accel="auto", label=None, echo=sys.stderr, verbose=False, log=None):
     """Boot GUEST as run NAME (a stalled early boot is retried once) and
     return its BootResult, also saved as result.json in the run
-    directory. VARIANT (default: from the image's .config) selects the
-    known-splats entries."""
+    directory. LABEL, the kernel's KIND-VARIANT (default: label_of()
+    the image), selects the known-splats entries."""
     log = log or proc.Log("boot")
     if shutil.which("qemu-system-x86_64") is None:
         raise proc.BadInput("qemu-system-x86_64 not found (run: make deps)")
@@ -466,8 +482,8 @@ def run(guest, name, accel="auto", variant=None, echo=sys.stderr, verbose=False,
         got = boot_once(guest, accel, rundir, echo, verbose)
         retried = True
     qemu_rc, guest_rc, guest_ktap, boot_s, total_s, timed_out, stalled, lines = got
-    variant = variant or variant_of(guest.image)
-    splats = classify(find_splats(lines), lines, variant)
+    label = label or label_of(guest.image)
+    splats = classify(find_splats(lines), lines, label)
     if stalled or timed_out:
         rc = TIMEOUT
     elif guest_rc is None:
@@ -476,7 +492,7 @@ def run(guest, name, accel="auto", variant=None, echo=sys.stderr, verbose=False,
         rc = FAILED
     else:
         rc = PASS
-    res = BootResult(kernel=guest.image, variant=variant, accel=accel, cpus=guest.cpus,
+    res = BootResult(kernel=guest.image, label=label, accel=accel, cpus=guest.cpus,
                      tests=list(guest.tests), outcomes=outcomes_of(guest.tests, guest_ktap),
                      splats=splats, rc=rc, boot_s=boot_s, total_s=total_s,
                      console=os.path.join(rundir, "console.log"), guest_ktap=guest_ktap,

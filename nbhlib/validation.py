@@ -22,7 +22,9 @@ TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-rec
          "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock",
          # the second series (generated-patches/linux-6.1-beyond)
          "tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs",
-         "mptcp")
+         "mptcp",
+         # IPv6 per-CPU route copies: a check-then-act the audit took as atomic
+         "ipv6-pcpu-route")
 KINDS = ("pristine", "patched")
 # Where the guest mounts the validation directory, and what it finds there.
 GUEST_VALDIR = "/tmp/nbh-val"
@@ -136,7 +138,8 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None)
                                                      stress=settings.stress)
                        + (RCU_BOOST if settings.stress else ()),
                        shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
-    res = boot.run(guest, f"validation-{name}", variant=label.variant, echo=None, log=log)
+    res = boot.run(guest, f"validation-{name}", label=f"{label.kind}-{label.variant}",
+                   echo=None, log=log)
     os.makedirs(settings.outdir, exist_ok=True)
     proc.write_atomic(os.path.join(settings.outdir, f"{name}.json"), res.to_json())
     with open(os.path.join(settings.outdir, f"{name}.ktap"), "w") as f:
