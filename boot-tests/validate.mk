@@ -24,7 +24,7 @@ VAL_OVS := $(WORK)/val/ovs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
-	preempt-pair frame-send can-flood tap-frags
+	preempt-pair frame-send can-flood tap-frags route6-race
 # Python programs the guest runs with the host's /usr/bin/python3.
 VAL_PY := ovs-execute.py mptcp-transfer.py
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o
@@ -162,11 +162,24 @@ stress: progs
 # validation test with its stress phase, so that a datum that takes the
 # guest down does not hide the others: which data break without their
 # locks (failures are the finding). One more kernel build, then 20 boots
-# (about 2 minutes each, --jobs at a time).
+# (about 2 minutes each, --jobs at a time). Fails unless every breakage
+# boot-tests/series/rt-no-bh-lock-alone/expected lists shows.
 .PHONY: validation-no-conversions
 validation-no-conversions: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions --stress $(STRESS_SECONDS) \
-		$(NO_CONVERSIONS_FLAGS)
+		--expect boot-tests/series/rt-no-bh-lock-alone/expected $(NO_CONVERSIONS_FLAGS)
+
+# The stack without the softirq lock with 6.1's BUG_ON() back in
+# rt6_make_pcpu_route() (boot-tests/series/rt-ipv6-bug-on): the guest
+# test ipv6-pcpu-route must kill it, which shows the test drives two
+# tasks on one CPU into the same empty per-CPU route slot. Fails unless
+# the kernel BUG appears. One more kernel build, one boot.
+.PHONY: validation-ipv6-bug-on
+validation-ipv6-bug-on: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
+		--series boot-tests/series/rt-ipv6-bug-on --tests ipv6-pcpu-route \
+		--stress $(STRESS_SECONDS) --expect boot-tests/series/rt-ipv6-bug-on/expected \
+		--outdir $(OUT)/validation-ipv6-bug-on
 
 # The patched rt-debug kernel with the softirq lock (the two nested-BH
 # series, without linux-6.1-rt-no-bh-lock), through every validation
