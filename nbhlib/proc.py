@@ -9,6 +9,7 @@ import concurrent.futures
 import dataclasses
 import os
 import queue
+import signal
 import stat
 import subprocess
 import sys
@@ -169,6 +170,8 @@ class Output:
             os.chmod(self.tmp, self.mode)
             os.rename(self.tmp, self.target)
             self.tmp = None
+        except BrokenPipeError:
+            raise                   # a FIFO's reader gone: as for stdout, main()
         except OSError as e:
             raise BadInput(f"output {self.path}: {e.strerror or e}")
         finally:
@@ -230,6 +233,13 @@ def main(prog, fn, argv=None):
     as given (failures may carry a command's last lines)."""
     try:
         status = fn(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader of our output went away (`| head -1`): end quietly,
+        # as a program killed by SIGPIPE would, and keep Python's exit
+        # from failing on the buffered rest.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
     except Error as e:
         Log(prog).error(str(e))
         sys.exit(e.status)
@@ -237,3 +247,13 @@ def main(prog, fn, argv=None):
         Log(prog).error("interrupted")
         sys.exit(130)
     sys.exit(status or 0)
+
+
+def quiet_worker():
+    """Initializer of a multiprocessing pool's workers: Ctrl-C reaches
+    the whole process group, and the main process alone reports it (one
+    line, exit 130, main() above) and ends the pool.  A worker ignores
+    it, with a handler that does nothing rather than SIG_IGN, so that
+    the commands it runs (reset to the default action by exec) still die
+    of it; a worker that exited instead could hang the pool's end."""
+    signal.signal(signal.SIGINT, lambda signo, frame: None)
