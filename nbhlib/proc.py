@@ -227,12 +227,20 @@ def map_with(fn, items, slots):
         return list(pool.map(one, items))
 
 
-def main(prog, fn, argv=None):
+def main(prog, fn, argv=None, usage=None):
     """Run fn(argv) and exit with its status (None = 0); an Error exits
     with its status after a one-line message (bad input) or the message
-    as given (failures may carry a command's last lines)."""
+    as given (failures may carry a command's last lines).  USAGE, the
+    help of a program that parses its arguments itself (its docstring,
+    holding a "Usage:" line), is printed for -h or --help, and nothing
+    else is done."""
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        status = fn(sys.argv[1:] if argv is None else argv)
+        if usage and argv[:1] in (["-h"], ["--help"]):
+            print(usage.strip())
+            status = 0
+        else:
+            status = fn(argv)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader of our output went away (`| head -1`): end quietly,
