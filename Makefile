@@ -69,6 +69,7 @@ check: deps tree
 # Every shell script (found by its shebang or a shellcheck directive)
 # through shellcheck, every Python source (programs found by shebang, and
 # the packages) through pyflakes; a Python program also has to compile.
+# Then every program run with --help in a trap (scripts/check-help).
 LINT_FILES := $(shell find . -path ./.git -prune -o -type f \( -name '*.sh' -o \
 	-perm -u+x \) -print 2>/dev/null | sort)
 SH_SOURCES = $(shell grep -lE '^\#!/bin/(ba)?sh|^\#!/usr/bin/env bash|^\# shellcheck shell=' $(LINT_FILES))
@@ -81,6 +82,8 @@ check-lint:
 	@for f in $(PY_SOURCES); do \
 		$(PY) -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" $$f || exit 1; done
 	@echo "check-lint: $(words $(SH_SOURCES)) shell and $(words $(PY_SOURCES)) Python sources clean"
+	@out=$$(scripts/check-help) || { echo "$$out"; exit 1; }; \
+		echo "check-lint: $$(echo "$$out" | grep -c '^ok') programs print their usage for --help and do nothing else"
 
 summary:
 	@echo "== nbh summary (WORK=$(WORK))"

@@ -9,6 +9,8 @@ import concurrent.futures
 import dataclasses
 import os
 import queue
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -95,21 +97,100 @@ def git(args, repo=None, check=True, env=None):
     return r.out.rstrip("\n") if check else r
 
 
+class Output:
+    """One output path, checked when made (before the work), written
+    once by write(). The one way the toolkit writes what it was asked
+    to create, so that it never replaces what it was not:
+
+    - "-" is standard output;
+    - a symlink is followed: the link stays, its target is written;
+    - an existing path that is not a regular file (a character or block
+      device, a FIFO, a socket) is opened and written in place, never
+      renamed over: `--text /dev/null` leaves /dev/null a device;
+    - a regular file or a new path is written to a temporary file next
+      to it and renamed: readers see the old file or the new one.
+
+    Problems (a directory, a missing or unwritable directory, an empty
+    name) raise BadInput naming the path."""
+
+    def __init__(self, path, makedirs=False):
+        self.path = path
+        self.tmp = None
+        self.target = None
+        self.in_place = False
+        if path == "-":
+            return
+        if not path:
+            raise BadInput("output '': empty path")
+        self.target = os.path.realpath(path)
+        try:
+            st = os.stat(self.target)
+        except FileNotFoundError:
+            st = None
+        except OSError as e:
+            raise BadInput(f"output {path}: {e.strerror or e}")
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise BadInput(f"output {path}: is a directory")
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            if not os.access(self.target, os.W_OK):
+                raise BadInput(f"output {path}: not writable")
+            self.in_place = True
+            return
+        self.mode = stat.S_IMODE(st.st_mode) if st is not None else 0o644
+        d = os.path.dirname(self.target)
+        if makedirs:
+            os.makedirs(d, exist_ok=True)
+        if not os.path.isdir(d):
+            raise BadInput(f"output {path}: directory {d} does not exist")
+        try:
+            fd, self.tmp = tempfile.mkstemp(dir=d, prefix=".tmp-" + os.path.basename(self.target) + "-")
+            os.close(fd)
+        except OSError as e:
+            raise BadInput(f"output {path}: cannot write in {d} ({e.strerror or e})")
+
+    def write(self, writer, binary=False):
+        """Call writer(f) with F open on the output (text, or bytes with
+        BINARY), then put it in place."""
+        if self.target is None:
+            if binary:
+                writer(sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            else:
+                writer(sys.stdout)
+                sys.stdout.flush()
+            return
+        mode = "wb" if binary else "w"
+        try:
+            if self.in_place:
+                with open(self.target, mode) as f:
+                    writer(f)
+                return
+            with open(self.tmp, mode) as f:
+                writer(f)
+            os.chmod(self.tmp, self.mode)
+            os.rename(self.tmp, self.target)
+            self.tmp = None
+        except BrokenPipeError:
+            raise                   # a FIFO's reader gone: as for stdout, main()
+        except OSError as e:
+            raise BadInput(f"output {self.path}: {e.strerror or e}")
+        finally:
+            self.discard()
+
+    def discard(self):
+        """Remove the temporary file of an output not written."""
+        if self.tmp:
+            try:
+                os.unlink(self.tmp)
+            except OSError:
+                pass
+            self.tmp = None
+
+
 def write_atomic(path, data):
-    """Write text or bytes to PATH through a temporary file in the same
-    directory and a rename: readers see the old file or the new one."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-" + os.path.basename(path) + "-")
-    try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.rename(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write text or bytes to PATH as Output does (its directory made
+    if missing)."""
+    Output(path, makedirs=True).write(lambda f: f.write(data), binary=isinstance(data, bytes))
 
 
 class Log:
@@ -146,12 +227,27 @@ def map_with(fn, items, slots):
         return list(pool.map(one, items))
 
 
-def main(prog, fn, argv=None):
+def main(prog, fn, argv=None, usage=None):
     """Run fn(argv) and exit with its status (None = 0); an Error exits
     with its status after a one-line message (bad input) or the message
-    as given (failures may carry a command's last lines)."""
+    as given (failures may carry a command's last lines).  USAGE, the
+    help of a program that parses its arguments itself (its docstring,
+    holding a "Usage:" line), is printed for -h or --help, and nothing
+    else is done."""
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        status = fn(sys.argv[1:] if argv is None else argv)
+        if usage and argv[:1] in (["-h"], ["--help"]):
+            print(usage.strip())
+            status = 0
+        else:
+            status = fn(argv)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader of our output went away (`| head -1`): end quietly,
+        # as a program killed by SIGPIPE would, and keep Python's exit
+        # from failing on the buffered rest.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)
     except Error as e:
         Log(prog).error(str(e))
         sys.exit(e.status)
@@ -159,3 +255,13 @@ def main(prog, fn, argv=None):
         Log(prog).error("interrupted")
         sys.exit(130)
     sys.exit(status or 0)
+
+
+def quiet_worker():
+    """Initializer of a multiprocessing pool's workers: Ctrl-C reaches
+    the whole process group, and the main process alone reports it (one
+    line, exit 130, main() above) and ends the pool.  A worker ignores
+    it, with a handler that does nothing rather than SIG_IGN, so that
+    the commands it runs (reset to the default action by exec) still die
+    of it; a worker that exited instead could hang the pool's end."""
+    signal.signal(signal.SIGINT, lambda signo, frame: None)

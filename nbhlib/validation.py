@@ -142,8 +142,8 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None)
                    echo=None, log=log)
     os.makedirs(settings.outdir, exist_ok=True)
     proc.write_atomic(os.path.join(settings.outdir, f"{name}.json"), res.to_json())
-    with open(os.path.join(settings.outdir, f"{name}.ktap"), "w") as f:
-        boot.report(res, f, guest)
+    proc.Output(os.path.join(settings.outdir, f"{name}.ktap")).write(
+        lambda f: boot.report(res, f, guest))
     for s in res.known_splats:
         log(f"{name}: known pre-existing splat ({s.known}): {s.title}")
     return res

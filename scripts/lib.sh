@@ -7,6 +7,15 @@
 NBH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export WORK NBH_REPO
 
+# -h or --help as the first argument of the program that sources this
+# file: print its header comment (the lines after its SPDX line, up to
+# the first that is not a comment, its "Usage:" among them) and exit 0,
+# before any work.
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+	sed -n -e 1d -e '/^[^#]/q' -e /SPDX-License-Identifier/d -e 's/^# \{0,1\}//p' "$0"
+	exit 0
+fi
+
 # Fixed identity and dates make every commit we create reproducible, so
 # that format-patch output of the same inputs is byte-identical.
 export GIT_AUTHOR_NAME="nbh-toolkit" GIT_AUTHOR_EMAIL="nbh-toolkit@localhost"

@@ -32,6 +32,8 @@ import multiprocessing
 import os
 import re
 
+from nbhlib import proc
+
 from . import AuditError, analyze, cfacts, extract, info
 
 SCHEMA = 1
@@ -183,7 +185,7 @@ def load(tree, rels, cache):
         else:
             out[rel] = got
     if len(todo) > 8:
-        with multiprocessing.Pool(extract.JOBS) as pool:
+        with multiprocessing.Pool(extract.JOBS, proc.quiet_worker) as pool:
             res = pool.map(_job, [j for _, j in todo], chunksize=8)
     else:
         res = [_job(j) for _, j in todo]
