@@ -169,17 +169,58 @@ validation-no-conversions: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions --stress $(STRESS_SECONDS) \
 		--expect boot-tests/series/rt-no-bh-lock-alone/expected $(NO_CONVERSIONS_FLAGS)
 
-# The stack without the softirq lock with 6.1's BUG_ON() back in
-# rt6_make_pcpu_route() (boot-tests/series/rt-ipv6-bug-on): the guest
-# test ipv6-pcpu-route must kill it, which shows the test drives two
-# tasks on one CPU into the same empty per-CPU route slot. Fails unless
-# the kernel BUG appears. One more kernel build, one boot.
-.PHONY: validation-ipv6-bug-on
-validation-ipv6-bug-on: progs
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
-		--series boot-tests/series/rt-ipv6-bug-on --tests ipv6-pcpu-route \
-		--stress $(STRESS_SECONDS) --expect boot-tests/series/rt-ipv6-bug-on/expected \
-		--outdir $(OUT)/validation-ipv6-bug-on
+# The race of fib6_nh.rt6i_pcpu reached, both sides on one kernel: the
+# stack with the test-only hooks of boot-tests/series/rt-interleave,
+# the window between rt6_make_pcpu_route()'s look at the empty slot and
+# its install widened by IPV6_WINDOW_US. With 6.1's BUG() back
+# (ipv6.pcpu_route_bug=1) the guest test ipv6-pcpu-route must kill the
+# kernel with it; with the fix the stack carries, the same test must
+# pass and count lost installs (the race reached). One more kernel build
+# (the one check-interleave-stack boots), two boots.
+IPV6_WINDOW_US ?= 20
+IPV6_RUN = WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
+	--series boot-tests/series/rt-interleave --tests ipv6-pcpu-route \
+	--stress $(STRESS_SECONDS) --append ipv6.pcpu_route_delay_us=$(IPV6_WINDOW_US)
+.PHONY: validation-ipv6-pcpu-route
+validation-ipv6-pcpu-route: progs
+	$(IPV6_RUN) --append ipv6.pcpu_route_bug=1 \
+		--title "6.1-RT, the stack without the softirq lock, 6.1's BUG_ON() back" \
+		--expect boot-tests/series/rt-interleave/expected-ipv6-bug \
+		--outdir $(OUT)/validation-ipv6-pcpu-route-bug
+	$(IPV6_RUN) --title "6.1-RT, the stack without the softirq lock" \
+		--must-pass --outdir $(OUT)/validation-ipv6-pcpu-route-fix
+
+# The interleaving test: BH sections of tasks on one CPU made to
+# interleave by the test-only patch of boot-tests/series/rt-interleave
+# (a per-CPU SCHED_FIFO rival preempts the task in its section and
+# handles the pending softirqs; softirq.bh_interleave=N wakes it at one
+# in N local_bh_disable() calls and softirq handler entries,
+# softirq.bh_interleave_us=T from a timer every T us that interrupts a
+# task in a section), then workloads written for no datum: the tree's
+# selftests and every guest test, one boot each, interleave-check after
+# each (the interleaving happened). Pristine 6.1-RT without the lock and
+# the conversions must break as boot-tests/series/rt-interleave-alone/
+# expected says; the stack must pass everything. Two kernel builds, then
+# two boots per test.
+INTERLEAVE ?= 20
+INTERLEAVE_US ?= 200
+INTERLEAVE_STRESS ?= 5
+INTERLEAVE_TESTS ?= selftests,$(shell $(PY) -c 'import sys; sys.path.insert(0, "."); \
+	from nbhlib import validation; print(",".join(validation.TESTS))')
+INTERLEAVE_RUN = WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
+	--tests $(INTERLEAVE_TESTS) --append softirq.bh_interleave=$(INTERLEAVE) \
+	--append softirq.bh_interleave_us=$(INTERLEAVE_US) --after interleave-check --stress $(INTERLEAVE_STRESS)
+.PHONY: check-interleave check-interleave-alone check-interleave-stack
+check-interleave: check-interleave-alone check-interleave-stack
+check-interleave-alone: progs
+	$(INTERLEAVE_RUN) --series boot-tests/series/rt-interleave-alone \
+		--title "6.1-RT without the softirq lock or the conversions, BH sections interleaved" \
+		--expect boot-tests/series/rt-interleave-alone/expected \
+		--outdir $(OUT)/interleave-alone
+check-interleave-stack: progs
+	$(INTERLEAVE_RUN) --series boot-tests/series/rt-interleave \
+		--title "6.1-RT, the stack without the softirq lock, BH sections interleaved" \
+		--must-pass --outdir $(OUT)/interleave-stack
 
 # The patched rt-debug kernel with the softirq lock (the two nested-BH
 # series, without linux-6.1-rt-no-bh-lock), through every validation
