@@ -7,10 +7,13 @@
  *   udp-check send ADDR PORT COUNT SIZE [ID [USEC_GAP]]
  *   udp-check recv ADDR PORT MIN_COUNT SIZE SECONDS [EXPECT_SRC]
  *
- * recv binds ADDR:PORT, stops after SECONDS or MIN_COUNT intact ones, prints "received N intact,
- * M damaged, K from other sources" and exits 0 only if at least MIN_COUNT
- * datagrams arrived intact, none damaged, and (with EXPECT_SRC) all came
- * from that source address. Exit 2 on bad arguments or socket errors.
+ * recv binds ADDR:PORT, stops after SECONDS or MIN_COUNT intact ones,
+ * prints "received N intact, M damaged, D duplicated, K from other
+ * sources" and exits 0 only if at least MIN_COUNT datagrams arrived
+ * intact, none damaged, none twice (the same sender id and sequence
+ * number: a datagram delivered twice is a fault, not a delivery), and
+ * (with EXPECT_SRC) all came from that source address. Exit 2 on bad
+ * arguments or socket errors.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,6 +93,34 @@ static int do_send(char **argv, int argc)
 	return 0;
 }
 
+/*
+ * The (id, seq) pairs received: open addressing, sized for twice the
+ * datagrams the receiver waits for. Returns 1 when KEY was seen before;
+ * when the table is full, it stops recording (and says so).
+ */
+struct seen {
+	uint64_t *slot;
+	size_t size, used;
+	int full;
+};
+
+static int seen_before(struct seen *t, uint32_t id, uint32_t seq)
+{
+	uint64_t key = ((uint64_t)id << 32 | seq) + 1;
+	size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull) & (t->size - 1);
+
+	for (; t->slot[i]; i = (i + 1) & (t->size - 1))
+		if (t->slot[i] == key)
+			return 1;
+	if (t->used + 1 >= t->size / 2) {
+		t->full = 1;
+		return 0;
+	}
+	t->slot[i] = key;
+	t->used++;
+	return 0;
+}
+
 static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
 	if (a->ss_family != b->ss_family)
@@ -107,9 +138,16 @@ static int do_recv(char **argv, int argc)
 	socklen_t len;
 	long min = atol(argv[4]), size = atol(argv[5]);
 	double until = now() + atof(argv[6]);
-	long intact = 0, damaged = 0, foreign = 0;
+	long intact = 0, damaged = 0, foreign = 0, duplicated = 0;
 	int check_src = argc > 7, fd, one = 1, rcvbuf = 4 << 20;
 	unsigned char *buf = malloc(65536);
+	struct seen seen = { .size = 1024 };
+
+	while (seen.size < 4 * (size_t)(min > 0 ? min : 1) && seen.size < (1u << 26))
+		seen.size <<= 1;
+	seen.slot = calloc(seen.size, sizeof(*seen.slot));
+	if (!buf || !seen.slot)
+		die("malloc");
 
 	if (check_src)
 		resolve(argv[7], "0", &want_src, &len);
@@ -142,14 +180,17 @@ static int do_recv(char **argv, int argc)
 			damaged++;
 		else if (check_src && !same_addr(&from, &want_src))
 			foreign++;
+		else if (seen_before(&seen, ntohl(h.id), ntohl(h.seq)))
+			duplicated++;
 		else
 			intact++;
 		if (intact >= min)
 			break;
 	}
-	printf("received %ld intact, %ld damaged, %ld from other sources (wanted %ld)\n",
-	       intact, damaged, foreign, min);
-	return intact >= min && !damaged && !foreign ? 0 : 1;
+	printf("received %ld intact, %ld damaged, %ld duplicated, %ld from other sources (wanted %ld)%s\n",
+	       intact, damaged, duplicated, foreign, min,
+	       seen.full ? "; too many to check them all for duplicates" : "");
+	return intact >= min && !damaged && !duplicated && !foreign ? 0 : 1;
 }
 
 int main(int argc, char **argv)
