@@ -301,6 +301,9 @@ def run_dir(name):
 
 # -- The result ----------------------------------------------------------
 
+# A guest test's skipped check, in the diagnostics before its result.
+SKIPPED_CHECK = re.compile(r"^#\s*ok - (.*?)\s+#\s*SKIP\s*(.*)$")
+
 @dataclasses.dataclass
 class BootResult:
     kernel: str                  # the image booted
@@ -332,6 +335,23 @@ class BootResult:
     @property
     def known_splats(self):
         return [s for s in self.splats if s.known]
+
+    def skipped(self):
+        """{test: [check skipped, with its reason]}: the checks a guest
+        test reported as "ok - WHAT # SKIP WHY" (a skipped check is not a
+        pass: tables count and show them)."""
+        out, pending = {}, []
+        results = iter(self.tests)
+        for ln in self.guest_ktap.splitlines():
+            m = SKIPPED_CHECK.match(ln)
+            if m:
+                pending.append(f"{m.group(1)} ({m.group(2) or 'no reason'})")
+            elif ktap.parse(ln):
+                t = next(results, None)
+                if t is not None and pending:
+                    out[t] = pending
+                pending = []
+        return out
 
     def diag(self, key):
         """What the guest tests printed as "KEY ..." lines: the rest of
