@@ -36,8 +36,8 @@ from . import knowledge as K
 DEPTH = 3
 # Protections that only say "one atomic operation": a check-then-act
 # over them is not covered.  Locks, IRQs off, preemption off and nested-BH
-# locks are judged as they are.
-ATOMIC = ("cmpxchg", "irq-safe-op", "read-only", "none")
+# locks are judged as they are; an install exposed already ("none") is.
+ATOMIC = ("cmpxchg", "irq-safe-op", "read-only")
 
 _ASSERT = re.compile(r"\b(BUG_ON|BUG|WARN_ON_ONCE|WARN_ON|WARN_ONCE|WARN)\s*\(")
 _RELEASE = re.compile(r"(?:free|release|put|destroy|drop|dealloc|unref|dispose|recycle|"
@@ -68,8 +68,8 @@ class Event:
         return "%s:%d" % (self.fn.file, self.line)
 
 
-def mark(audit, accs):
-    """Mark the install accesses of accs (one datum) that end a
+def mark(audit, name, accs):
+    """Mark the install accesses of accs (datum name) that end a
     check-then-act with a conflict branch that assumes no interleaving."""
     own = {}
     same = {}       # the accesses of one site (one per caller passing the pointer)
@@ -85,7 +85,8 @@ def mark(audit, accs):
     if not installs or not any(ev.kind == "read" for evs in own.values() for ev in evs.values()):
         return
     for ev in installs:
-        if ev.acc["protection"] in ATOMIC:
+        if ev.acc["protection"] in ATOMIC and (ev.op != "store" or
+                                               _pointer_slot(audit, name, ev.slot)):
             ev.conflict = _conflict(audit, ev)
     if not any(ev.conflict for ev in installs):
         return
@@ -122,6 +123,22 @@ def mark(audit, accs):
                 if other is not ev.acc and other["protection"] in ATOMIC:
                     for k in ("check_then_act", "protection", "protection_detail"):
                         other[k] = ev.acc[k]
+
+
+def _pointer_slot(audit, name, slot):
+    """The slot holds a pointer (a store there installs an object): the
+    datum's type, the __percpu field's, or the member's."""
+    if ":" in name:
+        struct, field = name.split(":")
+        typ = audit.structs.get(struct, {}).get("percpu", {}).get(field, "")
+        return not slot and "*" in typ
+    d = audit.datums.get(name) or audit.ptr_vars.get(name)
+    if d is None:
+        return False
+    if not slot:
+        return "*" in d["type"]
+    s = audit._struct_of(name)
+    return bool(s and ".".join(slot) in s.get("pointers", []))
 
 
 def _sequence(audit, fn, depth, own, level, memo, stack):

@@ -150,7 +150,7 @@ def findings(audit, accesses):
     lock_members = _lock_members(audit)
     for (kind, name), accs in sorted(accesses.items()):
         _protect(audit, name, accs, lock_members.get(name, set()))
-        checkact.mark(audit, accs)
+        checkact.mark(audit, name, accs)
         for a in accs:
             a.pop("_target", None)
             a.pop("_var", None)
