@@ -5,7 +5,7 @@ protected differently) and one verdict per group."""
 import collections
 import re
 
-from . import knowledge as K
+from . import checkact, knowledge as K
 
 BH_CONTEXTS = ("bh-disabled", "softirq")
 WEAK = ("not-bh", "unknown")
@@ -38,10 +38,17 @@ def judge(accs, rt_note):
     bad = [a for a in bad if a.get("rw") != "read" or
            (_mkey(a) in written and a.get("stale_use"))]
     if bad:
-        a = bad[0]
+        cta = [x for x in bad if x.get("check_then_act")]
+        plain = [x for x in bad if not x.get("check_then_act")]
+        a = plain[0] if plain else cta[0]
         pre = [x for x in bad if x["protection"] == "preempt-only"]
-        why = ("accessed in %s context in %s() (%s:%d) with no per-datum lock"
-               % (a["context"], a["function"], a["file"], a["line"]))
+        if a.get("check_then_act"):
+            why = "check-then-act in %s context: %s" % (a["context"], _cta_reason(a))
+        else:
+            why = ("accessed in %s context in %s() (%s:%d) with no per-datum lock"
+                   % (a["context"], a["function"], a["file"], a["line"]))
+            if cta:
+                why += "; check-then-act: " + _cta_reason(cta[0])
         if pre:
             why += ("; %d access(es) under preempt_disable() with a lock that sleeps on "
                     "PREEMPT_RT inside" % len(pre))
@@ -78,6 +85,18 @@ def judge(accs, rt_note):
     n = sum(a["evidence"].get("n_roots", 0) for a in live)
     return "not-bh", ("every chain of callers to its accesses starts in process context "
                       "(%d root chain%s)" % (n, "" if n == 1 else "s"))
+
+
+def _cta_reason(a):
+    """One line of a check-then-act (checkact.py): the read, the install,
+    the conflict branch."""
+    c = a["check_then_act"]
+    r, i, k = c["read"], c["install"], c["conflict"]
+    return ("the slot is read in %s() (%s:%d), then installed by %s in %s() (%s:%d), and the "
+            "conflict branch (%s:%d: %s) assumes no other task of the CPU ran in between"
+            % (r["function"], r["file"], r["line"],
+               "a store" if i["op"] == "store" else i["op"] + "()", i["function"], i["file"],
+               i["line"], k["file"], k["line"], k["what"]))
 
 
 def _cover(accs):
@@ -131,6 +150,10 @@ def findings(audit, accesses):
     lock_members = _lock_members(audit)
     for (kind, name), accs in sorted(accesses.items()):
         _protect(audit, name, accs, lock_members.get(name, set()))
+        checkact.mark(audit, name, accs)
+        for a in accs:
+            a.pop("_target", None)
+            a.pop("_var", None)
     keys = set(accesses)
     for name in audit.datums:
         keys.add(("static", name))
@@ -189,8 +212,6 @@ def _protect(audit, name, accs, lock_members):
             kind, detail = audit.protection(name, a, lock_members or {"bh_lock"})
             a["protection"] = kind
             a["protection_detail"] = detail
-        a.pop("_target", None)
-        a.pop("_var", None)
 
 
 def _definition(audit, kind, name):
