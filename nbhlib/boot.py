@@ -71,6 +71,18 @@ SPLAT_LINES = 60
 MERGE = 3
 
 
+# A kernel built with O= names its sources relative to the build
+# directory ("kernel BUG at ../../worktrees/6.1-rt-x/net/ipv6/route.c:1492!"):
+# the part up to the tree's top is the build's, not the kernel's.
+BUILD_PREFIX = re.compile(r"(?<![\w/])(?:\.\./)+(?:[^\s/:]+/)*?(?=(?:arch|block|crypto|drivers|fs"
+                          r"|include|init|io_uring|ipc|kernel|lib|mm|net|security|sound|virt)/)")
+
+
+def source_paths(title):
+    """TITLE with source paths from the tree's top (see BUILD_PREFIX)."""
+    return BUILD_PREFIX.sub("", title)
+
+
 @dataclasses.dataclass
 class Splat:
     kind: str            # one of KINDS
@@ -98,7 +110,7 @@ def find_splats(lines):
         if later is not None:
             limit = min(limit, later - 1)
         end = next((j for j in range(i, limit + 1) if END_RE.search(lines[j])), limit)
-        splats.append(Splat(splat_kind(lines[i]), i + 1, end + 1, lines[i].strip()))
+        splats.append(Splat(splat_kind(lines[i]), i + 1, end + 1, source_paths(lines[i].strip())))
     return splats
 
 
