@@ -16,7 +16,18 @@
 //# around the datum become the lock, and with -D helpers every accessing
 //# function only gains lockdep_assert_held() (BPF helpers run inside the
 //# owner's section).
-//# Refused, and listed in report mode: the per-CPU pointer escapes (returned,
+//# The datum is a DEFINE_PER_CPU() variable (the lock is &DATUM.LOCK) or
+//# the per-CPU memory behind a __percpu pointer P, a file-scope variable or
+//# a member E->DATUM, fetched with this_cpu_ptr(P): the lock is then
+//# &P->LOCK, named through the __percpu pointer (local_lock_nested_bh()
+//# applies this_cpu_ptr() itself, so never &p->LOCK of the pointer p that
+//# this_cpu_ptr() returned).
+//# Refused, and listed in report and org modes (org and context modes also
+//# show where each section starts): the function reaches another CPU's copy
+//# (per_cpu(), per_cpu_ptr(P, cpu): reported at that call, since
+//# local_lock_nested_bh() only takes this CPU's lock), the datum's name is a
+//# local pointer not fetched with this_cpu_ptr() (container_of()), the
+//# function fetches several __percpu pointers, the per-CPU pointer escapes (returned,
 //# stored, passed to a function of this file that touches the datum), the
 //# section calls a function of this file that touches the datum (a nested
 //# local lock deadlocks on PREEMPT_RT), the section would span a call
@@ -27,7 +38,8 @@
 //# the section would span a call that
 //# sleeps or re-enables BH, an access hides in a declaration initialiser, or
 //# the function is already converted.  Functions called inside a preempt-only
-//# owner's section get lockdep_assert_held() instead of a lock.  Sections only make sense where the
+//# owner's section get lockdep_assert_held() instead of a lock (for a
+//# DEFINE_PER_CPU() variable only).  Sections only make sense where the
 //# audit says the access runs in BH context; the generator names those
 //# functions in the environment variable NBH_FUNCTIONS (comma separated);
 //# NBH_SKIP_FUNCTIONS lists functions known not to run in BH context.
@@ -37,7 +49,9 @@
 // Options: --no-includes --include-headers
 
 virtual patch
+virtual context
 virtual report
+virtual org
 virtual helpers
 
 // Without a mode or a required -D, every rule would match nothing and
@@ -60,8 +74,9 @@ def nbh_check_args(script, required, bpf):
 			defs.add(args[i + 1].split("=", 1)[0])
 		elif a == "--macro-file":
 			macros = args[i + 1]
-	missing = [] if defs & {"patch", "report"} else \
-		["a mode: -D patch or -D report (MODE=patch|report for make coccicheck)"]
+	missing = [] if defs & {"patch", "context", "report", "org"} else \
+		["a mode: -D patch, -D context, -D report or -D org "
+		 "(MODE=patch|context|report|org for make coccicheck)"]
 	missing += ["-D %s=..." % v for v in required if v not in defs]
 	if missing:
 		sys.stderr.write("%s: error: missing %s\n" % (script, ", ".join(missing)))
@@ -99,11 +114,16 @@ fstart = {}	# function -> line of its name, before any change
 ret_types = {}	# function -> return type, for the variable "ret"
 member_mode = []	# the -D member=M given, if any
 excluded = []	# (file, line, col, line_end, col_end) of sizeof() operands
+remote_at = {}	# (function, refusal) -> position of the per_cpu_ptr() it is about
+datum_name = []	# the -D datum=D given
+lock_name = []	# the -D lock=L given
+static_defs = {}	# file -> it has DEFINE_PER_CPU() or DECLARE_PER_CPU() of the datum
 
 SLEEPERS = re.compile(r"\b(local_bh_enable|might_sleep|msleep|usleep_range|"
 		      r"schedule|cond_resched|mutex_lock|down|wait_event\w*|"
 		      r"synchronize_\w+|kvmalloc|vmalloc)\s*\(|GFP_KERNEL")
 LOOPS = ("while", "for", "do")
+REMOTE = "%s is the copy of another CPU, which local_lock_nested_bh() cannot lock (it takes this CPU's lock): left as it is, handle it by hand"
 HANDOFF = "it hands the datum to the callback %s() through %s(): the section would span a call that re-enters the datum (a nested local lock deadlocks on PREEMPT_RT)"
 
 
@@ -209,7 +229,7 @@ def plan_for(fn):
 	f = facts.get(fn)
 	plan = {"sections": [], "lock_before": set(), "unlock_after": set(),
 		"unlock_before": set(), "vret": set(), "loops": set(),
-		"refuse": [], "ret_decl": False}
+		"refuse": [], "ret_decl": False, "form": None}
 	plans[fn] = plan
 	if f is None:
 		return plan
@@ -228,6 +248,13 @@ def plan_for(fn):
 		for h, via, _ in gf.get("handoffs", []):
 			if h == fn and any(HANDOFF % (h, via) == r for r in plan_for(g)["refuse"]):
 				plan["refuse"].append("it runs as a callback of %s() (through %s()) inside that function's section: assert the lock instead of taking it" % (g, via))
+	form = lock_form(fn)
+	if form.startswith("!"):
+		if not any("copy of another CPU" in r for r in f["refuse"]):
+			plan["refuse"].append(form[1:])
+	elif form != "&" + datum_name[0] and f["preempt"]:
+		plan["refuse"].append("the datum is reached through the __percpu pointer %s: a preempt_disable() owner or its helpers are converted for a DEFINE_PER_CPU() variable only; handle it by hand" % form)
+	plan["form"] = form
 	if f["preempt"]:
 		return plan
 	uses = [u for u in f["uses"] if not any(e[0] == f["file"] and (e[1], e[2]) <= u <= (e[3], e[4]) for e in excluded)]
@@ -288,6 +315,55 @@ def plan_for(fn):
 	return plan
 
 
+def nbh_strip(text):
+	return re.sub(r"\s+", "", text)
+
+
+def static_in(path):
+	"""The file defines or declares the datum with DEFINE_PER_CPU() or
+	DECLARE_PER_CPU(): this_cpu_ptr(DATUM) is then an array's decay."""
+	if path not in static_defs:
+		try:
+			with open(path) as f:
+				text = f.read()
+		except OSError:
+			text = ""
+		static_defs[path] = bool(re.search(r"\b(DEFINE|DECLARE)_PER_CPU\w*\s*\([^;]*,\s*%s\s*\)"
+						   % re.escape(datum_name[0]), text))
+	return static_defs[path]
+
+
+def pcpu_arg(X, path=None):
+	"""The lock of the datum in this_cpu_ptr(X): "&D.LOCK" (written by the
+	rule "sections") for &D, a static DEFINE_PER_CPU() variable; "P" for a
+	__percpu pointer P (D, a file-scope pointer, or E->D, a member), whose
+	lock &P->LOCK the rule "sections_ptr" writes; None if X is not the
+	datum."""
+	d = datum_name[0]
+	x = nbh_strip(X)
+	if x == "&" + d or (x == d and path and static_in(path)):
+		return "&" + d
+	if x == d or re.match(r"^.+(->|\.)%s$" % re.escape(d), x):
+		return x
+	return None
+
+
+def lock_form(fn):
+	"""How the function names the lock: "&D" (the static variable), a
+	__percpu pointer P (the lock is &P->LOCK), or a refusal (a string
+	starting with "!")."""
+	f = facts[fn]
+	forms = set(f.get("pcpu", ()))
+	ptrs = sorted(x for x in forms if x != "&" + datum_name[0])
+	if len(ptrs) > 1 or (ptrs and forms - set(ptrs)):
+		return "!it reaches the datum through several per-CPU pointers (%s): one lock cannot be named for all; handle it by hand" % ", ".join(sorted(forms))
+	if ptrs:
+		return ptrs[0]
+	if f.get("local_named"):
+		return "!%s is a local pointer here, not known to be this CPU's copy (no this_cpu_ptr() in the function): local_lock_nested_bh() cannot name its lock; handle it by hand" % datum_name[0]
+	return "&" + datum_name[0]
+
+
 def first_stmt(fn):
 	f = facts.get(fn)
 	return min(s["start"] for s in f["stmts"]) if f and f["stmts"] else None
@@ -314,9 +390,44 @@ def at_last_decl(p, text):
 	return pos(p) == want or (decl_text.get((fn, want)) == text and int(p.column) == want[1])
 
 
-def wants(p, key):
+def wants(p, key, P=None):
+	"""p is a position of KEY in the plan of its function, whose lock is
+	that of the static variable (P None) or &P->LOCK."""
 	plan = plan_for(p.current_element)
-	return not plan["refuse"] and pos(p) in plan[key]
+	form = "&" + datum_name[0] if P is None else nbh_strip(P)
+	return not plan["refuse"] and plan["form"] == form and pos(p) in plan[key]
+
+
+def refusals(fn, p):
+	"""(position, message) of each refusal of fn, at the site it is about
+	(another CPU's copy) or else at the function's name p."""
+	if fn not in facts:
+		return []
+	return [(remote_at.get((fn, why), p), "%s() not converted: %s" % (fn, why))
+		for why in sorted(set(plan_for(fn)["refuse"]))]
+
+
+def section_start(p):
+	"""p starts a section (or a drop-and-retake loop) of its function."""
+	plan = plan_for(p.current_element)
+	return not plan["refuse"] and (pos(p) in plan["lock_before"] or pos(p) in plan["loops"])
+
+
+def lock_arg(fn):
+	form = plan_for(fn)["form"]
+	lock = lock_name[0] if lock_name else "LOCK"
+	return "%s.%s" % (form, lock) if form == "&" + datum_name[0] else "&%s->%s" % (form, lock)
+
+
+def is_lock_site(p, P):
+	"""The first this_cpu_ptr(P) of a function whose lock is &P->LOCK: one
+	binding of P per function for the rule sections_ptr."""
+	fn = p.current_element
+	f = facts.get(fn)
+	if f is None or plan_for(fn)["form"] in (None, "&" + datum_name[0]) or \
+	   plan_for(fn)["form"] != nbh_strip(P) or plan_for(fn)["refuse"]:
+		return False
+	return pos(p) == min(f["pcpu_at"][nbh_strip(P)])
 
 // ------------------------------------------------------------------
 // Facts: accesses, pointers derived from the datum, statements, calls.
@@ -333,6 +444,16 @@ let here p = Hashtbl.mem touching (List.hd p).Coccilib.current_element
 m << virtual.member;
 @@
 member_mode.append(m)
+
+@script:python@
+d << virtual.datum;
+@@
+datum_name.append(d)
+
+@script:python@
+l << virtual.lock;
+@@
+lock_name.append(l)
 
 @use_datum@
 identifier virtual.datum;
@@ -378,6 +499,111 @@ f["uses"].append(pos(p[0]))
 p << use_member.p;
 @@
 mark p
+
+// Per-CPU memory behind a __percpu member E->datum: this_cpu_ptr(E->datum)
+// and per_cpu_ptr(E->datum, cpu) are accesses, the names set from them
+// pointers to the datum.
+@use_pcpu_member depends on !helpers@
+identifier virtual.datum;
+expression E, C;
+position p;
+@@
+(
+\(this_cpu_ptr\|raw_cpu_ptr\)(\(E->datum@p\|E.datum@p\))
+|
+per_cpu_ptr(\(E->datum@p\|E.datum@p\), C)
+)
+
+@script:python@
+p << use_pcpu_member.p;
+@@
+if member_mode:
+	cocci.include_match(False)
+else:
+	f = fn_facts(p[0].current_element, p[0].file)
+	f["uses"].append(pos(p[0]))
+
+@script:ocaml@
+p << use_pcpu_member.p;
+@@
+mark p
+
+@derived_pcpu_member depends on !helpers@
+identifier virtual.datum;
+identifier d;
+expression E, C;
+position p : script:ocaml() { here p };
+type T;
+@@
+(
+T d@p = \(this_cpu_ptr\|raw_cpu_ptr\)(\(E->datum\|E.datum\));
+|
+d@p = \(this_cpu_ptr\|raw_cpu_ptr\)(\(E->datum\|E.datum\))
+|
+T d@p = per_cpu_ptr(\(E->datum\|E.datum\), C);
+|
+d@p = per_cpu_ptr(\(E->datum\|E.datum\), C)
+)
+
+@script:python@
+p << derived_pcpu_member.p;
+d << derived_pcpu_member.d;
+@@
+if not member_mode:
+	fn_facts(p[0].current_element, p[0].file)["derived"].add(d)
+	derived_names.add(d)
+
+// How each function names this CPU's copy: this_cpu_ptr(&datum) of a
+// static variable, this_cpu_ptr(P) of a __percpu pointer P (the lock is
+// then &P->lock, never &p->lock of the pointer p it returns: that is this
+// CPU's copy already, and local_lock_nested_bh() applies this_cpu_ptr()).
+@pcpu_fetch@
+expression X;
+position p : script:ocaml() { here p };
+@@
+\(this_cpu_ptr@p\|raw_cpu_ptr@p\)(X)
+
+@script:python@
+p << pcpu_fetch.p;
+X << pcpu_fetch.X;
+@@
+f = facts.get(p[0].current_element)
+form = pcpu_arg(X, p[0].file)
+if f is not None and form is not None and not member_mode:
+	f.setdefault("pcpu", set()).add(form)
+	f.setdefault("pcpu_at", {}).setdefault(form, []).append(pos(p[0]))
+
+// The datum's name declared in the function: a local pointer (cryptd's
+// "struct cryptd_cpu_queue *cpu_queue"), not the per-CPU variable.
+@local_named@
+identifier virtual.datum;
+identifier fn;
+type T;
+position p : script:ocaml() { here p };
+@@
+fn@p(..., T datum, ...) { ... }
+
+@local_named_decl@
+identifier virtual.datum;
+type T;
+expression E;
+position p : script:ocaml() { here p };
+@@
+\(T datum@p;\|T datum@p = E;\)
+
+@script:python@
+p << local_named.p;
+@@
+f = facts.get(p[0].current_element)
+if f is not None:
+	f["local_named"] = True
+
+@script:python@
+p << local_named_decl.p;
+@@
+f = facts.get(p[0].current_element)
+if f is not None and p[0].current_element != datum_name[0]:
+	f["local_named"] = True
 
 @derived@
 identifier virtual.datum;
@@ -527,28 +753,31 @@ position p;
 @@
 \(local_lock_nested_bh@p\|lockdep_assert_held@p\)(\(&E->lock\|&datum.lock\))
 
-// Another CPU's copy (hotplug, init, statistics): no BH section to lock.
+// Another CPU's copy (hotplug, init, teardown, statistics):
+// local_lock_nested_bh() takes this CPU's lock only.  Reported at the site,
+// in every function, whatever else it touches.
 @remote@
-identifier virtual.datum;
-expression C;
-position p : script:ocaml() { here p };
+identifier accessor = {per_cpu, per_cpu_ptr};
+expression X, C;
+position p;
 @@
-(
-per_cpu(datum, smp_processor_id())
-|
-per_cpu_ptr(&datum, smp_processor_id())
-|
-per_cpu@p(datum, C)
-|
-per_cpu_ptr@p(&datum, C)
-)
+accessor@p(X, C)
 
 @script:python@
 p << remote.p;
+a << remote.accessor;
+X << remote.X;
+C << remote.C;
 @@
-f = facts.get(p[0].current_element)
-if f is not None:
-	f["refuse"].append("it reaches the copy of another CPU (per_cpu()): no BH section to lock")
+x = nbh_strip(X)
+fn = p[0].current_element
+# With -D member=M only functions touching M count.
+ok = (member_mode and not (fn in facts and facts[fn]["uses"])) or (pcpu_arg(X) is None and x != datum_name[0]) or \
+	nbh_strip(C) in ("smp_processor_id()", "raw_smp_processor_id()")
+if not ok:
+	why = REMOTE % ("%s(%s, %s)" % (a, x, nbh_strip(C)))
+	fn_facts(fn, p[0].file)["refuse"].append(why)
+	remote_at.setdefault((fn, why), p[0])
 
 @preempt@
 position p : script:ocaml() { here p };
@@ -718,11 +947,12 @@ for fn, f in facts.items():
 		f["calls"] = []
 
 // ------------------------------------------------------------------
-// Report mode: what is refused and why.
+// Context, report and org modes: what is refused and why (report, org),
+// where each section starts (context, org).
 
-@fnpos depends on report && !helpers@
+@fnpos depends on (report || org) && !helpers@
 identifier fn;
-position p : script:ocaml() { here p };
+position p;
 @@
 fn@p(...) { ... }
 
@@ -730,9 +960,33 @@ fn@p(...) { ... }
 p << fnpos.p;
 fn << fnpos.fn;
 @@
-if fn in facts:
-	for why in sorted(set(plan_for(fn)["refuse"])):
-		coccilib.report.print_report(p[0], "WARNING: %s() not converted: %s" % (fn, why))
+for at, msg in refusals(fn, p[0]):
+	coccilib.report.print_report(at, "WARNING: " + msg)
+
+@script:python depends on org@
+p << fnpos.p;
+fn << fnpos.fn;
+@@
+for at, msg in refusals(fn, p[0]):
+	coccilib.org.print_safe_todo(at, msg)
+
+@depends on context && !helpers@
+statement S;
+position p : script:python() { section_start(p[0]) };
+@@
+* S@p
+
+@section_start depends on org && !helpers@
+statement S;
+position p : script:python() { section_start(p[0]) };
+@@
+S@p
+
+@script:python depends on org@
+p << section_start.p;
+@@
+coccilib.org.print_todo(p[0], "%s(): nested-BH section, local_lock_nested_bh(%s)"
+			% (p[0].current_element, lock_arg(p[0].current_element)))
 
 // ------------------------------------------------------------------
 // Patch mode.
@@ -785,6 +1039,62 @@ position pw : script:python() { wants(pw[0], "loops") };
 + local_unlock_nested_bh(&datum.lock);
 )
 
+// Per-CPU memory behind a __percpu pointer P: the lock is &P->lock, taken
+// before the this_cpu_ptr(P) of the section.  One binding of P per function.
+@pcpu_site depends on patch && !helpers@
+identifier fetch = {this_cpu_ptr, raw_cpu_ptr};
+expression P;
+position p : script:python(P) { is_lock_site(p[0], P) };
+@@
+fetch@p(P)
+
+@sections_ptr depends on patch && !helpers@
+expression pcpu_site.P;
+identifier virtual.lock;
+expression E;
+statement S;
+position pvl : script:python(P) { wants(pvl[0], "vret", P) and wants(pvl[0], "lock_before", P) };
+position pv : script:python(P) { wants(pv[0], "vret", P) and not wants(pv[0], "lock_before", P) };
+position pb : script:python(P) { wants(pb[0], "lock_before", P) and wants(pb[0], "unlock_after", P) };
+position pl : script:python(P) { wants(pl[0], "lock_before", P) and not wants(pl[0], "unlock_after", P) };
+position pa : script:python(P) { wants(pa[0], "unlock_after", P) and not wants(pa[0], "lock_before", P) };
+position pu : script:python(P) { wants(pu[0], "unlock_before", P) };
+position pw : script:python(P) { wants(pw[0], "loops", P) };
+@@
+(
++ local_lock_nested_bh(&P->lock);
+- return@pvl E;
++ ret = E;
++ local_unlock_nested_bh(&P->lock);
++ return ret;
+|
+- return@pv E;
++ ret = E;
++ local_unlock_nested_bh(&P->lock);
++ return ret;
+|
++ local_lock_nested_bh(&P->lock);
+  S@pb
++ local_unlock_nested_bh(&P->lock);
+|
++ local_lock_nested_bh(&P->lock);
+  S@pl
+|
+  S@pa
++ local_unlock_nested_bh(&P->lock);
+|
++ local_unlock_nested_bh(&P->lock);
+  S@pu
+|
++ local_lock_nested_bh(&P->lock);
+  while@pw (E) {
++	local_unlock_nested_bh(&P->lock);
+	...
++	local_lock_nested_bh(&P->lock);
+  }
++ local_unlock_nested_bh(&P->lock);
+)
+
 @vret_decl depends on patch && !helpers@
 type T;
 identifier fn;
@@ -831,7 +1141,7 @@ position p : script:python() { p[0].current_element in facts and facts[p[0].curr
 @assert_held depends on patch && helpers@
 identifier virtual.datum, virtual.lock;
 statement S;
-position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] and pos(p[0]) == first_stmt(p[0].current_element) };
+position p : script:python() { p[0].current_element in facts and facts[p[0].current_element]["uses"] and not facts[p[0].current_element]["converted"] and lock_form(p[0].current_element) == "&" + datum_name[0] and pos(p[0]) == first_stmt(p[0].current_element) };
 @@
 + lockdep_assert_held(this_cpu_ptr(&datum.lock));
   S@p
@@ -840,7 +1150,7 @@ position p : script:python() { p[0].current_element in facts and facts[p[0].curr
 @assert_called depends on patch && !helpers@
 identifier virtual.datum, virtual.lock;
 statement S;
-position p : script:python() { p[0].current_element in helper_fns and not facts[p[0].current_element]["converted"] and pos(p[0]) == first_stmt(p[0].current_element) };
+position p : script:python() { p[0].current_element in helper_fns and not facts[p[0].current_element]["converted"] and lock_form(p[0].current_element) == "&" + datum_name[0] and pos(p[0]) == first_stmt(p[0].current_element) };
 @@
 + lockdep_assert_held(this_cpu_ptr(&datum.lock));
 S@p

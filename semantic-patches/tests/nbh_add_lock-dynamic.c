@@ -1,4 +1,4 @@
-// spatch: -D datum=xdp_bulkq -D lock=bh_lock
+// spatch: -D datum=xdp_bulkq -D lock=bh_lock -D structname=xdp_dev_bulk_queue
 #include <linux/netdevice.h>
 
 static int dev_map_notification(struct net_device *netdev)
