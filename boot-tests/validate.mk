@@ -205,11 +205,13 @@ validation-ipv6-pcpu-route: progs
 INTERLEAVE ?= 20
 INTERLEAVE_US ?= 200
 INTERLEAVE_STRESS ?= 5
+INTERLEAVE_TIMEOUT ?= 2700
 INTERLEAVE_TESTS ?= selftests,$(shell $(PY) -c 'import sys; sys.path.insert(0, "."); \
 	from nbhlib import validation; print(",".join(validation.TESTS))')
 INTERLEAVE_RUN = WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
 	--tests $(INTERLEAVE_TESTS) --append softirq.bh_interleave=$(INTERLEAVE) \
-	--append softirq.bh_interleave_us=$(INTERLEAVE_US) --after interleave-check --stress $(INTERLEAVE_STRESS)
+	--append softirq.bh_interleave_us=$(INTERLEAVE_US) --after interleave-check --stress $(INTERLEAVE_STRESS) \
+	--timeout $(INTERLEAVE_TIMEOUT)
 .PHONY: check-interleave check-interleave-alone check-interleave-stack
 check-interleave: check-interleave-alone check-interleave-stack
 check-interleave-alone: progs
