@@ -159,6 +159,13 @@ def coverage_of(res):
     return dict(ln.split()[:2] for ln in res.diag("coverage") if len(ln.split()) >= 2)
 
 
+def make_selftests(valdir):
+    """Build the tree's selftests the guest test selftests runs into
+    VALDIR/selftests-6.1 (boot-tests/make-selftests)."""
+    proc.run([os.path.join(paths.REPO, "boot-tests", "make-selftests"), paths.tree_dir(TREE),
+              os.path.join(valdir, "selftests-6.1")], capture="stderr", check=True)
+
+
 def selftests_of(res):
     """{selftest: (outcome, reason)} of selftests.sh's lines."""
     out = {}

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # After a boot with softirq.bh_interleave=N or softirq.bh_interleave_us=T
 # (the test-only patch of boot-tests/series/rt-interleave): the
-# interleaving really happened,
-# the per-CPU rival threads exist and woke up inside BH sections. A boot
-# whose tests passed without it shows nothing.
+# interleaving really happened, the per-CPU rival threads exist and woke
+# up inside BH sections. A boot whose tests passed without it shows
+# nothing.
 . "$(dirname "$0")/val-lib.sh"
 
 p=/sys/module/softirq/parameters
