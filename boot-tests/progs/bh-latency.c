@@ -12,17 +12,21 @@
  *
  *   bh-latency op n=N median=M p99=P max=X stalls=S
  *   bh-latency wakeup n=N median=M p99=P max=X stalls=S
- *   bh-latency response n=N median=M p99=P max=X stalls=S
+ *   bh-latency response n=N median=M p99=P max=X stalls=S missed=D
  *
  * "op" is the time send() took, "wakeup" how late the task woke up
- * against its deadline, "response" the two together (from the deadline
- * to the end of the send: what the task's user waits for). A wake-up
- * later than a second is a stall of the whole guest (under TCG the host
- * did not run it; its clock then jumps by up to tens of seconds), not a
- * latency of the kernel: such rounds are left out of the three figures
- * and counted as S. Exit 2 on bad
- * arguments or a failing system call, 1 when more than one round in a
- * hundred stalled.
+ * against the deadline it slept until, "response" the two together
+ * (from that deadline to the end of the send: what the task's user
+ * waits for). A deadline that passed while the task was still in an
+ * earlier send is not slept for: it is skipped and counted as D, and
+ * the task sleeps until the next deadline still ahead, so that no
+ * figure carries the lateness of an earlier round. COUNT is the number
+ * of deadlines, N the sends made (COUNT - D - S). A wake-up later than
+ * a second is a stall of the whole guest (under TCG the host did not
+ * run it; its clock then jumps by up to tens of seconds), not a latency
+ * of the kernel: such rounds are left out of the three figures and
+ * counted as S. Exit 2 on bad arguments or a failing system call, 1
+ * when more than one round in a hundred stalled.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -54,11 +58,21 @@ static int cmp(const void *a, const void *b)
 
 #define STALL_NS 1000000000
 
-static void report(const char *what, int64_t *v, long n, long stalls)
+static void report(const char *what, int64_t *v, long n, long stalls, const char *extra)
 {
 	qsort(v, n, sizeof(*v), cmp);
-	printf("bh-latency %s n=%ld median=%lld p99=%lld max=%lld stalls=%ld\n", what, n,
-	       (long long)v[n / 2], (long long)v[(n * 99) / 100], (long long)v[n - 1], stalls);
+	printf("bh-latency %s n=%ld median=%lld p99=%lld max=%lld stalls=%ld%s\n", what, n,
+	       (long long)v[n / 2], (long long)v[(n * 99) / 100], (long long)v[n - 1], stalls,
+	       extra);
+}
+
+static void advance(struct timespec *t, long period_us)
+{
+	t->tv_nsec += period_us * 1000;
+	while (t->tv_nsec >= 1000000000) {
+		t->tv_nsec -= 1000000000;
+		t->tv_sec++;
+	}
 }
 
 int main(int argc, char **argv)
@@ -69,7 +83,8 @@ int main(int argc, char **argv)
 	int64_t *op, *wake, *resp;
 	char buf[64] = "bh-latency";
 	struct addrinfo *ai;
-	long cpu, count, period, i, n = 0;
+	long cpu, count, period, i, n = 0, missed = 0, stalls = 0;
+	char extra[32];
 	cpu_set_t set;
 	int fd;
 
@@ -106,10 +121,11 @@ int main(int argc, char **argv)
 		die("sched_setscheduler");
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (i = 0; i < count; i++) {
-		next.tv_nsec += period * 1000;
-		while (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
+		advance(&next, period);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (ns(&next) <= ns(&t0)) {
+			missed++;	/* overrun by the previous send */
+			continue;
 		}
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
 			;
@@ -118,6 +134,7 @@ int main(int argc, char **argv)
 			die("send");
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (ns(&t0) - ns(&next) > STALL_NS) {
+			stalls++;
 			next = t1;	/* the deadlines start again after a stall */
 			continue;
 		}
@@ -126,11 +143,12 @@ int main(int argc, char **argv)
 		wake[n++] = ns(&t0) - ns(&next);
 	}
 	if (!n) {
-		fprintf(stderr, "bh-latency: every round stalled\n");
+		fprintf(stderr, "bh-latency: no round was measured (%ld stalled, %ld missed)\n", stalls, missed);
 		return 1;
 	}
-	report("op", op, n, count - n);
-	report("wakeup", wake, n, count - n);
-	report("response", resp, n, count - n);
-	return (count - n) * 100 > count ? 1 : 0;
+	report("op", op, n, stalls, "");
+	report("wakeup", wake, n, stalls, "");
+	snprintf(extra, sizeof(extra), " missed=%ld", missed);
+	report("response", resp, n, stalls, extra);
+	return stalls * 100 > count ? 1 : 0;
 }
