@@ -91,3 +91,34 @@ awk -v n="$count" '
 		if (!hp) p99 = max
 		printf "cyclictest n=%d median=%d p99=%d max=%d\n", total, med * 1000, p99 * 1000, max * 1000
 	}' <<<"$out"
+
+# nbh.lat_trace=US: what ran on CPU 0 before one slow cyclictest wake-up.
+# cyclictest runs once more under the same load with scheduler, IRQ,
+# softirq and timer events traced on CPU 0 and stops tracing at the
+# first wake-up later than US microseconds (-b); the trace of CPU 0 up
+# to that point is printed as "trace: ..." lines (the last 400 events).
+trace_us=$(param nbh.lat_trace)
+if [[ -n $trace_us ]]; then
+	tr=/sys/kernel/tracing
+	[[ -e $tr/trace ]] || mount -t tracefs nodev $tr
+	echo 0 >$tr/tracing_on
+	echo 1 >$tr/tracing_cpumask
+	echo 8192 >$tr/buffer_size_kb
+	: >$tr/trace
+	for e in sched/sched_switch sched/sched_waking sched/sched_wakeup \
+		irq/irq_handler_entry irq/irq_handler_exit irq/softirq_raise \
+		irq/softirq_entry irq/softirq_exit timer/hrtimer_expire_entry \
+		timer/hrtimer_expire_exit irq_vectors/local_timer_entry \
+		irq_vectors/local_timer_exit irq_vectors/call_function_single_entry \
+		irq_vectors/call_function_single_exit irq_vectors/reschedule_entry \
+		irq_vectors/reschedule_exit; do
+		[[ -e $tr/events/$e/enable ]] && echo 1 >"$tr/events/$e/enable"
+	done
+	echo 1 >$tr/tracing_on
+	load
+	out=$(cyclictest -q -m -a 0 -t 1 -p 80 -i "$period" -l "$count" -b "$trace_us" --tracemark)
+	wait
+	echo 0 >$tr/tracing_on
+	echo "trace-cyclictest $(grep '^# Break' <<<"$out" | tr '\n' ' ')"
+	tail -n 400 $tr/per_cpu/cpu0/trace | sed 's/^/trace: /'
+fi
