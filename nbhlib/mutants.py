@@ -228,6 +228,13 @@ def read_index(mdir, only=""):
 COLUMNS = ("audit", "nort-debug", "rt-debug", "rt-debug-no-bh-lock")
 WORDS = {"audit": ("flagged", "missed"), "boot": ("killed", "survived", "unbooted")}
 NEEDS_REASON = ("missed", "survived")
+# What killed a booted mutant (killed:CLASS): a guest test's own
+# assertion, a splat known-splats does not list, a hang or dead guest,
+# or only contention-check's requirement that the lock be contended (a
+# kill made by the harness, not by a test: not counted as a kill in the
+# headline). A plain "killed" is a line measured before the class was
+# recorded.
+KILLS = ("test", "splat", "hang", "contention")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -279,25 +286,32 @@ def read_expected(path=EXPECTED):
             if word not in words:
                 raise proc.BadInput(f"{where}: {col} outcome {text!r} is none of "
                                     f"{', '.join(words)}")
-            if (word in NEEDS_REASON) != bool(reason):
+            if word == "killed":
+                if reason and reason not in KILLS:
+                    raise proc.BadInput(f"{where}: {col}: killed:{reason}: the class is none"
+                                        f" of {', '.join(KILLS)}")
+            elif (word in NEEDS_REASON) != bool(reason):
                 what = "needs a reason (WORD:KEY)" if reason == "" else "takes no reason"
                 raise proc.BadInput(f"{where}: {col}: {word} {what}")
             row[col] = Outcome(word, reason or None)
             used.append((where, reason))
         rows[mid] = row
     for where, key in used:
-        if key and key not in reasons:
+        if key and key not in reasons and key not in KILLS:
             raise proc.BadInput(f"{where}: no 'reason {key} ...' line")
     return Expected(path, rows, reasons)
 
 
 def compare(expected, column, got, full=True):
-    """Problems of the outcomes GOT ({id: word}) of COLUMN against the
-    golden file, in both directions; FULL: every mutant ran, so a golden
-    line without a mutant is one too. [] when all match."""
+    """Problems of the outcomes GOT ({id: word}, or {id: (word, kill
+    class)} for boots) of COLUMN against the golden file, in both
+    directions: a killed:CLASS line wants that class too; FULL: every
+    mutant ran, so a golden line without a mutant is one too. [] when
+    all match."""
     problems = []
     rel = expected.name
     for mid, word in got.items():
+        word, kill = word if isinstance(word, tuple) else (word, None)
         row = expected.rows.get(mid)
         if row is None:
             problems.append(f"{mid}: {column} {word}, and {rel} has no line for it: add one")
@@ -310,6 +324,9 @@ def compare(expected, column, got, full=True):
         elif want.word != word:
             problems.append(f"{mid}: {column} {word}, but {rel} expects {want}: find out "
                             f"why, and update its line if {word} is right")
+        elif word == "killed" and want.reason and kill and want.reason != kill:
+            problems.append(f"{mid}: {column} killed:{kill}, but {rel} expects {want}: "
+                            f"find out why, and update its line if killed:{kill} is right")
     if full:
         problems += [f"{mid}: in {rel} but no such mutant was made: remove the line"
                      for mid in expected.rows if mid not in got]
