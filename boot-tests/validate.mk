@@ -190,6 +190,24 @@ validation-ipv6-pcpu-route: progs
 	$(IPV6_RUN) --title "6.1-RT, the stack without the softirq lock" \
 		--must-pass --outdir $(OUT)/validation-ipv6-pcpu-route-fix
 
+# The tasklet handshake of the stack (linux-6.1-rt-no-bh-lock 0001): a
+# tasklet callback on CPU 0 that waits for a tasklet running on CPU 1
+# (boot-tests/series/rt-interleave's softirq.tasklet_wait_test). With the
+# self-deadlock of the first version back (softirq.tasklet_wait_bug=1)
+# the guest test tasklet-wait must fail with lockdep's recursion report;
+# with the stack as it is, it must pass. The kernel of
+# check-interleave-stack, two boots.
+TASKLET_RUN = WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions \
+	--series boot-tests/series/rt-interleave --tests tasklet-wait --stress 0
+.PHONY: validation-tasklet-wait
+validation-tasklet-wait: progs
+	$(TASKLET_RUN) --append softirq.tasklet_wait_bug=1 \
+		--title "6.1-RT, the stack without the softirq lock, the tasklet wait's self-deadlock back" \
+		--expect boot-tests/series/rt-interleave/expected-tasklet-wait-bug \
+		--outdir $(OUT)/validation-tasklet-wait-bug
+	$(TASKLET_RUN) --title "6.1-RT, the stack without the softirq lock" \
+		--must-pass --outdir $(OUT)/validation-tasklet-wait-fix
+
 # The interleaving test: BH sections of tasks on one CPU made to
 # interleave by the test-only patch of boot-tests/series/rt-interleave
 # (a per-CPU SCHED_FIFO rival preempts the task in its section and
