@@ -24,8 +24,9 @@ deletes it when it removes the line; a site whose line is removed and
 added again in the same hunk (same function, kind and expression) is
 modified in place and keeps the patch that added it. The line is that of
 the stack's tree; it shifts from series to series, so a site is named by
-its file, its function and its rank among the sites of that function
-in line order: FILE:FUNCTION#N.
+its file, its function (as __func__ names it: ____NAME for the body of
+a BPF_CALL_n(NAME) helper) and its rank among the sites of that
+function in line order: FILE:FUNCTION#N.
 """
 import dataclasses
 import json
@@ -60,6 +61,15 @@ class Site:
     def text(self):
         series, _, name = self.patch.rpartition("/")
         return f"{self.id} {self.kind} {self.expr} {series}/{name[:4]} {self.line}"
+
+
+def function_of(line):
+    """The function a column-0 line defines, as __func__ names it there:
+    the body of a BPF_CALL_n(NAME, ...) helper is ____NAME()."""
+    m = coverage.BPF_CALL.match(line)
+    if m:
+        return f"____{m.group(1)}"
+    return coverage.function_of(line)
 
 
 def squeeze(text):
@@ -135,12 +145,12 @@ def _apply(sites, hunks, patch, path):
     out, added = [], []
     fates = {}      # old line -> new line, or None when removed
     for old_start, old_len, new_start, new_len, header, lines, _ in hunks:
-        func = coverage.function_of(header)
+        func = function_of(header)
         in_macro = False
         removed = []     # _Open sites this hunk removed (for in-place changes)
         o, n = old_start, new_start
         for tag, code in lines:
-            name = coverage.function_of(code)
+            name = function_of(code)
             if name:
                 func = name
             macro = in_macro or code.lstrip().startswith("#define")
@@ -258,7 +268,7 @@ def tree_sites(tree):
         for n in hits[path]:
             if n in macro_lines:
                 continue
-            func = next((f for f in map(coverage.function_of, reversed(lines[:n - 1])) if f),
+            func = next((f for f in map(function_of, reversed(lines[:n - 1])) if f),
                         None)
             kind, expr = site_in(lines[n - 1])
             rank[func] = rank.get(func, 0) + 1
