@@ -275,3 +275,24 @@ bench-latency: progs
 DEBIAN_PACKAGES += ebtables tcpdump iputils-arping netcat-openbsd
 selftests-compare: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-selftests
+
+# Coverage at the lock sites (not in make check yet): the patched kernels
+# with the test-only series that counts the runs of every nested-BH lock
+# site (boot-tests/series/lock-sites-beyond on nort-debug, lock-sites,
+# the stack without the softirq lock, on rt-debug: two more kernel
+# builds) through every validation test, each boot ending with the guest
+# check lock-sites against the list boot-tests/make-lock-sites makes from
+# the kernel's series (boot-tests/coverage/lock-sites-unreachable: the
+# sites allowed not to run). make test-lock-sites tests the check itself
+# on crafted debugfs dumps, without a kernel.
+.PHONY: validation-lock-sites test-lock-sites
+LOCK_SITES_SERIES := boot-tests/series/lock-sites-beyond
+LOCK_SITES_RT_SERIES := boot-tests/series/lock-sites
+validation-lock-sites: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --lock-sites \
+		--kernels patched-nort-debug,patched-rt-debug \
+		--series $(LOCK_SITES_SERIES) --rt-series $(LOCK_SITES_RT_SERIES) \
+		--stress-rt-only --outdir $(OUT)/validation-lock-sites
+
+test-lock-sites:
+	@boot-tests/test-lock-sites

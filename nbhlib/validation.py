@@ -15,7 +15,8 @@ import dataclasses
 import os
 import re
 
-from . import boot, coverage, hostload, kernel, paths, proc
+from . import boot, coverage, hostload, kernel, locksites, paths, proc
+from . import series as ser
 
 TREE = "6.1"
 TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
@@ -110,6 +111,24 @@ def write_coverage_list(series, valdir):
 # and whether the stress phases contended every nested-BH lock.
 OPENING = ("cov-start", "contention-start")
 CLOSING = ("contention-check", "cov-check")
+# With lock sites, last of all: every lock site of the kernel's series
+# ran (a kernel of boot-tests/series/lock-sites*, which counts them).
+LOCK_SITES = "lock-sites"
+LOCK_SITES_OPTION = "CONFIG_DEBUG_NESTED_BH_SITES=y"
+
+
+def write_lock_sites(series, valdir):
+    """Write the lock-site list of SERIES (boot-tests/make-lock-sites)
+    into VALDIR; return its path as the guest sees it. BadInput when the
+    series' kernels do not count their lock sites (no config fragment of
+    the stack sets CONFIG_DEBUG_NESTED_BH_SITES)."""
+    s = ser.read(series)
+    if not any(LOCK_SITES_OPTION in open(c).read().split() for c in s.configs):
+        raise proc.BadInput(f"series {s.name} does not count its lock sites (no {LOCK_SITES_OPTION}"
+                            " in its config fragments): use boot-tests/series/lock-sites*")
+    name = f"{s.name}.list"
+    proc.write_atomic(os.path.join(valdir, name), locksites.to_text(locksites.sites(s)))
+    return f"{GUEST_VALDIR}/{name}"
 
 
 # The stress phases run SCHED_FIFO tasks up to priority 30 on CPU 0 (the
@@ -123,12 +142,17 @@ CLOSING = ("contention-check", "cov-check")
 RCU_BOOST = ("rcutree.kthread_prio=40",)
 
 
-def run(name, label, image, tests, settings, coverage=True, append=(), log=None):
+def run(name, label, image, tests, settings, coverage=True, append=(), log=None,
+        lock_sites=None):
     """Boot IMAGE of kernel LABEL through TESTS (between OPENING and
-    CLOSING with COVERAGE) as run validation-NAME; return its
-    BootResult, also in OUTDIR/NAME.json, its KTAP in OUTDIR/NAME.ktap."""
+    CLOSING with COVERAGE, then LOCK_SITES with LOCK_SITES, the guest's
+    path of the kernel's lock-site list) as run validation-NAME; return
+    its BootResult, also in OUTDIR/NAME.json, its KTAP in OUTDIR/NAME.ktap."""
     log = log or proc.Log("validation")
     tests = (OPENING if coverage else ()) + tuple(tests) + (CLOSING if coverage else ())
+    if lock_sites:
+        tests += (LOCK_SITES,)
+        append = tuple(append) + boot.params(locksites=lock_sites)
     guest = boot.Guest(image, tests, expect_rt=label.rt, cpus=label.cpus,
                        timeout=settings.timeout,
                        test_timeout=settings.test_timeout,
@@ -157,6 +181,12 @@ def result(settings, name):
 def coverage_of(res):
     """{function: hits} of cov-check's "coverage FUNCTION HITS" lines."""
     return dict(ln.split()[:2] for ln in res.diag("coverage") if len(ln.split()) >= 2)
+
+
+def lock_sites_of(res):
+    """{site: hits} of lock-sites' "lock-site ID HITS" lines ("-": not
+    compiled in)."""
+    return dict(ln.split()[:2] for ln in res.diag("lock-site") if len(ln.split()) >= 2)
 
 
 def make_selftests(valdir):
