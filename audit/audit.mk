@@ -62,9 +62,8 @@ audit-rt-config:
 	mkdir -p $(AUDIT_OUT)
 	test -f $(RT_QUEUE)/config/defines || scripts/fetch-rt-queue --series 6.1 \
 		--version "$$(cat $(RT_QUEUE)/VERSION)" --dest $(RT_QUEUE)
-	scripts/debian-config --queue $(RT_QUEUE) --tree $(TREE_61_RT) --out $(RT_CONFIG_BUILD)
-	cp $(RT_CONFIG_BUILD)/debian-config.txt $(RT_CONFIG_REPORT).config.txt.tmp
-	mv $(RT_CONFIG_REPORT).config.txt.tmp $(RT_CONFIG_REPORT).config.txt
+	scripts/debian-config --queue $(RT_QUEUE) --tree $(TREE_61_RT) --out $(RT_CONFIG_BUILD) \
+		--record $(RT_CONFIG_REPORT).config.txt
 	$(NBH_AUDIT) --tree $(TREE_61_RT) --build $(RT_CONFIG_BUILD) \
 		--json $(RT_CONFIG_REPORT).json --text $(RT_CONFIG_REPORT).txt \
 		--html $(RT_CONFIG_REPORT).html
