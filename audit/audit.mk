@@ -44,3 +44,26 @@ check-context:
 		--series $(SERIES_61) --out $(AUDIT_OUT)
 
 CHECK_TARGETS += check-context
+
+# The audit of what Debian's PREEMPT_RT kernel compiles (heavy: not in
+# `make check`): Debian's rt-amd64 configuration, assembled from the
+# config fragments fetch-rt-queue keeps next to the RT queue
+# (scripts/debian-config, olddefconfig in the build directory
+# $(RT_CONFIG_BUILD), nothing built), then nbh-audit over every directory
+# that configuration compiles (arch/x86 included). A queue fetched before
+# config/ was kept gets it from the same version, its queue unchanged.
+TREE_61_RT := $(WORK)/trees/linux-6.1-rt
+RT_QUEUE ?= $(WORK)/rt-queue/6.1
+RT_CONFIG_BUILD ?= $(WORK)/build/6.1-rt-debian-rt-amd64
+RT_CONFIG_REPORT = $(AUDIT_OUT)/audit-6.1-rt-amd64
+
+.PHONY: audit-rt-config
+audit-rt-config:
+	mkdir -p $(AUDIT_OUT)
+	test -f $(RT_QUEUE)/config/defines || scripts/fetch-rt-queue --series 6.1 \
+		--version "$$(cat $(RT_QUEUE)/VERSION)" --dest $(RT_QUEUE)
+	scripts/debian-config --queue $(RT_QUEUE) --tree $(TREE_61_RT) --out $(RT_CONFIG_BUILD) \
+		--record $(RT_CONFIG_REPORT).config.txt
+	$(NBH_AUDIT) --tree $(TREE_61_RT) --build $(RT_CONFIG_BUILD) \
+		--json $(RT_CONFIG_REPORT).json --text $(RT_CONFIG_REPORT).txt \
+		--html $(RT_CONFIG_REPORT).html

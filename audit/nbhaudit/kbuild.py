@@ -128,6 +128,41 @@ def _objects(tree, d, conf, out, depth=0):
             units(o, frozenset())
 
 
+# make's ARCH (the .config header's "Linux/ARCH") to the arch/ directory.
+_SRCARCH = {"x86_64": "x86", "i386": "x86", "sparc64": "sparc", "sh64": "sh"}
+
+
+def top_dirs(tree, build):
+    """The top-level directories the build descends into (sorted,
+    relative to tree): the obj-y/obj-m of the tree's top Kbuild, its
+    arch's core-y/libs-y/drivers-y (arch/x86/Makefile's arch/x86/lib/,
+    arch/x86/pci/, ...) and lib/ (the top Makefile's `libs-y := lib/`,
+    set there unconditionally, in conditionals this reader does not
+    follow), with DIR/.config.
+    (Kbuild of 6.1 and later; an older tree has no top Kbuild listing
+    them: nothing.)"""
+    conf = read_config(build)
+    m = re.search(r"^# Linux/(\S+) ", open(os.path.join(build, ".config"),
+                                           errors="replace").read(4096), re.M)
+    arch = m.group(1) if m else "x86_64"
+    srcarch = _SRCARCH.get(arch, arch)
+    archmk = _makefile_vars(os.path.join(tree, "arch", srcarch, "Makefile"), conf)
+    v = _makefile_vars(os.path.join(tree, "Kbuild"), dict(conf))
+    words = []
+    for o in v.get("obj-y", []) + v.get("obj-m", []):
+        o = o.replace("arch//", "arch/%s/" % srcarch)
+        words.append(o)
+    words += archmk.get("core-y", []) + archmk.get("libs-y", []) + \
+        archmk.get("drivers-y", []) + ["lib/"]
+    out = set()
+    for w in words:
+        if w.endswith("/"):
+            d = os.path.normpath(w)
+            if os.path.isdir(os.path.join(tree, d)):
+                out.add(d)
+    return sorted(out)
+
+
 def units(tree, build, paths):
     """(sorted .c files relative to tree that build compiles under paths,
     'objects' | 'kbuild')."""

@@ -109,7 +109,29 @@ def text(doc, f):
                         _more(sets), secs[0]["function"], _more(secs)))
     t = doc["summary"]["total"]
     f.write("# owner markers: %d\n" % len(doc.get("owners", ())))
+    tops = per_top(doc)
+    if len(tops) > 1:
+        width = max(len(k) for k in tops)
+        f.write("# per top-level directory: %-*s %s\n" % (width, "", " ".join(VERDICTS)))
+        for k, c in tops.items():
+            f.write("# per top-level directory: %-*s %s\n" % (width, k, " ".join(
+                "%*d" % (len(v), c.get(v, 0)) for v in VERDICTS)))
     f.write("# totals: %s\n" % ", ".join("%s %d" % (v, t.get(v, 0)) for v in VERDICTS))
+
+
+def top_level(sub):
+    """The top-level directory of a subsystem (arch/x86 for arch/)."""
+    parts = sub.split("/")
+    return "/".join(parts[:2]) if parts[0] == "arch" and len(parts) > 1 else parts[0]
+
+
+def per_top(doc):
+    """{top-level directory: {verdict: n}} from the per-subsystem summary."""
+    tops = collections.OrderedDict()
+    for sub, c in doc["summary"]["per_subsystem"].items():
+        acc = tops.setdefault(top_level(sub), collections.Counter())
+        acc.update(c)
+    return tops
 
 
 # An owner marker compared in BH context relies on the softirq lock (see

@@ -11,9 +11,23 @@ BH_CONTEXTS = ("bh-disabled", "softirq")
 WEAK = ("not-bh", "unknown")
 
 
+# Directories whose subdirectories are subsystems of their own: the
+# first two directories of a path name its subsystem (net/core,
+# kernel/bpf, drivers/md), one more below each of these
+# (drivers/net/ethernet/intel, drivers/net/can, arch/x86/kvm).
+DEEPER = ("arch/x86", "drivers/net", "drivers/net/ethernet", "drivers/net/wireless",
+          "drivers/gpu/drm", "drivers/infiniband/hw", "drivers/infiniband/ulp",
+          "drivers/media/pci", "drivers/media/usb", "sound/soc", "sound/pci")
+
+
 def subsystem(path):
-    parts = path.split("/")
-    return "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+    dirs = path.split("/")[:-1]
+    if not dirs:
+        return path
+    n = 2
+    while len(dirs) > n and "/".join(dirs[:n]) in DEEPER:
+        n += 1
+    return "/".join(dirs[:n])
 
 
 def _member_key(chain, struct):
