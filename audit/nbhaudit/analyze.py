@@ -1378,12 +1378,14 @@ class Audit:
         for kind, held in (("irq", self.inherited_irq), ("preempt", self.inherited_preempt)):
             if fn.id in held and not getattr(snap, kind):
                 snap = snap._replace(**{kind: (("held by every caller: " + held[fn.id], 0, ""),)})
-        if outer is not None:
-            snap = merge(outer, snap)
         for a, b in fn.irq_blocks:
             if a <= acc["line"] <= b:
                 snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
         snap = self._loop_header(fn, acc["line"], snap)
+        # the sections open at the call that passed the pointer are open
+        # for the whole callee, its loop conditions included
+        if outer is not None:
+            snap = merge(outer, snap)
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:
