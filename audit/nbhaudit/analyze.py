@@ -57,6 +57,14 @@ def function_arg(arg, by_name):
     return None
 
 
+def _lockless_head(c, j, p):
+    """Is argument j of call c the list head of a lock-free llist
+    operation (knowledge.LOCKLESS_HEAD_OPS), the bare p when p is given?"""
+    if K.LOCKLESS_HEAD_OPS.get(c["f"]) != j:
+        return False
+    return p is None or c["args"][j].strip("&() ") == p
+
+
 def _words(s):
     return set(re.findall(r"\w+", s))
 
@@ -1680,6 +1688,9 @@ class Audit:
                 if c["line"] != acc["line"] or c["f"] == acc["accessor"]:
                     continue
                 for i, a in enumerate(c["args"]):
+                    if a.startswith(acc["accessor"] + "(") and _lockless_head(c, i, None):
+                        return "irq-safe-op", "the list head of %s(), a lock-free llist operation" % (
+                            c["f"])
                     if a.startswith(acc["accessor"] + "("):
                         for g in self.resolve(c["f"], fn.file):
                             why = self._param_protected(g, i, 3)
@@ -1694,6 +1705,10 @@ class Audit:
                     not self._reads_only(fn, acc, target):
                 return "irq-safe-op", ("a u64_stats_sync used only by %s(): nothing on 64-bit, "
                                        "preemption off on 32-bit PREEMPT_RT" % uses[0]["f"])
+            if uses and all(any(_lockless_head(c, j, target) for j in range(len(c["args"])))
+                            for c in uses):
+                return "irq-safe-op", ("%s used only as the list head of %s(): lock-free llist "
+                                       "operations" % (target, ", ".join(sorted({c["f"] for c in uses}))))
             for c in fn.calls:
                 if K.CMPXCHG.match(c["f"]) and c["args"] and \
                         re.fullmatch(r"&?\(?\s*%s\s*\)?" % re.escape(target), c["args"][0]):
@@ -1760,12 +1775,21 @@ class Audit:
             return None
         why = None
         judged = set()          # lines of calls judged here
+        inner = {(c["line"], c["f"]) for c in g.calls}
         for c in g.calls:
             for j, a in enumerate(c["args"]):
                 if not re.search(r"\b%s\b" % re.escape(p), a):
                     continue
                 if K.lock_on(c["f"]) or K.lock_off(c["f"]) or K.trylock(c["f"]):
                     continue
+                if _lockless_head(c, j, p):
+                    why = why or "%s() in %s(), a lock-free llist operation" % (c["f"], g.name)
+                    judged.add(c["line"])
+                    continue
+                m = re.match(r"\s*(\w+)\s*\((.*)\)\s*$", a)
+                if m and (c["line"], m.group(1)) in inner and \
+                        not re.search(r"\b%s\b" % re.escape(p), a[:m.start(2)]):
+                    continue    # f(g(p)): the result of g() is handed on; g() is judged
                 if c["f"] in K.SYNC_MEMBER_CALLS or (
                         K.ATOMIC_OPS.match(c["f"]) and j == 0 and
                         re.match(r"&?\(?\s*%s\s*(?:->|\.)" % re.escape(p), a)):

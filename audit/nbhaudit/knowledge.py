@@ -345,6 +345,13 @@ ATOMIC_OPS = re.compile(r"^(?:u64_stats_(?:inc|add|sub|set|dec|read)|local64_\w+
                         r"sub|read|set)\w*|atomic(?:64|_long)?_\w+|(?:try_)?cmpxchg\w*|xchg\w*|"
                         r"refcount_\w+|set_bit|clear_bit|test_and_set_bit|test_and_clear_bit|"
                         r"test_bit)$")
+# Lock-free llist operations on a list head: llist_add*() is a cmpxchg()
+# loop, llist_del_all() one xchg(), llist_empty() one load; each is safe
+# against every other user of the head, another task of the CPU included.
+# (llist_del_first() is not: it allows one consumer at a time.)  Name ->
+# index of the head argument.
+LOCKLESS_HEAD_OPS = {"llist_add": 1, "llist_add_batch": 2, "llist_del_all": 0,
+                     "llist_empty": 0, "__llist_empty": 0}
 CMPXCHG = re.compile(r"^(?:try_)?cmpxchg\w*$|^xchg\w*$")
 # Calls that only test what they are given (a peek): a result that is
 # re-read under protection before it is relied on costs nothing.
