@@ -7,7 +7,7 @@ import collections
 import os
 import re
 
-from . import cfacts, knowledge as K
+from . import cfacts, irqctx, knowledge as K
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
@@ -274,11 +274,11 @@ class Audit:
                 s = dict(s, file=rel)
                 if name not in self.structs or self.structs[name].get("header"):
                     self.structs[name] = s
+        self._texts = {}
+        self._raw_lines = {}
         self._helpers()
         self._index_percpu()
         self._index_fnptrs()
-        self._texts = {}
-        self._raw_lines = {}
 
     def _helpers(self):
         """Lock and unlock helpers: a function that returns with sections
@@ -356,10 +356,24 @@ class Audit:
                 reason = K.TOP_REGISTRATIONS[r["macro"]]
                 for fn in self.resolve(r["fn"], rel):
                     self._entry(fn, reason, rel, r["line"])
+        # hrtimer callbacks run where their timer's mode says (irqctx.py):
+        # hard-IRQ ones are no softirq entry, but roots with IRQs off
+        self.hard_irq = {}
+        timers = irqctx.Timers(self)
         for field, typ, how, reason in K.ENTRY_FIELDS:
             for fn, p, rel in self.field_targets.get(field, ()):
                 if (typ is None or p["type"] == typ) and (how is None or p["how"] == how):
-                    self._entry(fn, reason, rel, p["line"])
+                    got = timers.of_assign(rel, p["line"]) if field == "function" else None
+                    if got and got[0] == "hard":
+                        self.hard_irq.setdefault(fn.id, (fn, got[1], rel, p["line"]))
+                        continue
+                    self._entry(fn, got[1] if got else reason, rel, p["line"])
+        for g, c, cb, kind, why in timers.setups():
+            for fn in self.resolve(cb, g.file):
+                if kind == "hard":
+                    self.hard_irq.setdefault(fn.id, (fn, why, g.file, c["line"]))
+                else:
+                    self._entry(fn, why, g.file, c["line"])
         for fn in self.fns:
             if fn.names.isdisjoint(K.REGISTRATIONS):
                 continue
@@ -403,6 +417,9 @@ class Audit:
                 why = K.TOP_PROCESS_REASON.get(r["macro"], "%s() function" % r["macro"])
                 for fn in self.resolve(r["fn"], rel):
                     root(fn, why, rel, r["line"])
+        for fid, (fn, why, rel, line) in sorted(self.hard_irq.items()):
+            if fid not in self.entries:
+                root(fn, why, rel, line)
         for fn in self.fns:
             if K.SYSCALL.match(fn.name):
                 root(fn, "system call %s" % (fn.params[0] if fn.params else ""),
@@ -454,6 +471,15 @@ class Audit:
     def _entry(self, fn, reason, rel, line):
         self.entries.setdefault(fn.id, (fn, {"kind": "entry", "reason": reason,
                                              "file": rel, "line": line}))
+
+    def fns_of(self, rel):
+        """The functions of file rel, in order."""
+        got = self.__dict__.get("_fns_of")
+        if got is None:
+            got = self._fns_of = collections.defaultdict(list)
+            for fn in self.fns:
+                got[fn.file].append(fn)
+        return got.get(rel, ())
 
     def resolve(self, name, rel):
         """The functions a call of name in file rel reaches (a list the
@@ -1389,6 +1415,8 @@ class Audit:
         for a, b in fn.irq_blocks:
             if a <= acc["line"] <= b:
                 snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
+        if fn.id in self.hard_irq and fn.id not in reach and not snap.irq:
+            snap = snap._replace(irq=(("hard-IRQ hrtimer callback", 0, ""),))
         snap = self._loop_header(fn, acc["line"], snap)
         # the sections open at the call that passed the pointer are open
         # for the whole callee, its loop conditions included
