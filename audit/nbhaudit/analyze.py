@@ -420,6 +420,7 @@ class Audit:
         for fid, (fn, why, rel, line) in sorted(self.hard_irq.items()):
             if fid not in self.entries:
                 root(fn, why, rel, line)
+        irqctx.chain_roots(self, notifier_vars, root)
         for fn in self.fns:
             if K.SYSCALL.match(fn.name):
                 root(fn, "system call %s" % (fn.params[0] if fn.params else ""),
@@ -582,12 +583,27 @@ class Audit:
         out = []
         if self.graph is not None:
             out = self._graph_callees.get(fn, [])
+            if not fn.names.isdisjoint(self.chains.calls):
+                out = self._chain_callees(out)
         else:
             for name, c, direct in fn.edges:
                 targets = self.resolve(name, fn.file) if direct else self._field(name)
                 out.extend((t, c) for t in targets)
         self._callees[fn.id] = out
         return out
+
+    def _chain_callees(self, out):
+        """A call of a notifier chain whose head is known reaches the
+        callbacks registered on it, not the notifier core, whose
+        nb->notifier_call() reaches every notifier (irqctx.Chains)."""
+        new = []
+        for t, c in out:
+            got = self.chains.targets(c) if t.name == c["f"] else None
+            if got is None:
+                new.append((t, c))
+            else:
+                new.extend((cb, c) for cb in got)
+        return new
 
     def _build_graph(self):
         """The typed call graph of context.Graph on this audit's functions
@@ -637,6 +653,7 @@ class Audit:
         inside a BH-disabled section."""
         self._callees = {}
         self._build_graph()
+        self.chains = irqctx.Chains(self)
         if self.graph is None:
             self._index_sites()
         else:
@@ -657,6 +674,8 @@ class Audit:
             else:
                 calls = [(t, c) for c in fn.calls for t, _ in self._direct(fn, c)]
             for t, c in calls:
+                if irqctx.chain_head(c):
+                    continue
                 snap = state_at(fn, c["line"], c.get("col", 0))
                 if snap.bh:
                     sec = snap.bh[-1]
@@ -671,7 +690,7 @@ class Audit:
         while queue:
             fn = queue.popleft()
             for t, c in self.callees(fn):
-                if t.id not in parent:
+                if t.id not in parent and not irqctx.chain_head(c):
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Callbacks that the call graph takes for softirq entries although
-they never run in BH context.
+"""Callbacks that the call graph takes for softirq entries (or reaches
+from one) although they never run in BH context.
 
 hrtimer callbacks.  A callback stored in hrtimer.function runs where its
 timer expires, which the mode given to hrtimer_init() / hrtimer_setup()
@@ -15,9 +15,20 @@ __hrtimer_init()):
   HRTIMER_SOFTIRQ.  The verdicts are for PREEMPT_RT: softirq.
 
 A mode the text does not name (a variable) leaves the callback a
-softirq entry, as it was."""
+softirq entry, as it was.
+
+Notifier chains of a known context, by head (knowledge.CHAIN_CONTEXTS):
+panic() calls atomic_notifier_call_chain(&panic_notifier_list, ..) with
+IRQs off and the other CPUs stopped.  That call is no softirq edge
+(softirq reachability does not cross it), and the callbacks registered
+on the head (*_notifier_chain_register(&head, &nb)) are roots of their
+own.  Without it every notifier of every chain (notifier_call_chain()
+calls nb->notifier_call) was reached from any softirq entry that can
+panic."""
 
 import re
+
+from . import knowledge as K
 
 # Calls that give a timer its mode: argument index of the mode (-1: the
 # last), whether the call decides it (init) or only repeats it (start).
@@ -138,3 +149,106 @@ class Timers:
                 kind = mode_kind(mode)
                 yield g, c, c["args"][i].strip().lstrip("&"), kind, reason(kind, mode, where)
 
+
+def chain_head(c):
+    """The head of a notifier chain called by c, when its context is
+    known (knowledge.CHAIN_CONTEXTS), else None."""
+    if not c["args"] or not K.CHAIN_CALLS.match(c["f"]):
+        return None
+    head = _last(_norm(c["args"][0]))
+    return head if head in K.CHAIN_CONTEXTS else None
+
+
+def chain_roots(audit, notifier_vars, root):
+    """Roots for the callbacks registered on a chain of known context:
+    *_notifier_chain_register(&head, &nb) with nb's notifier_call known."""
+    for fn in audit.fns:
+        for c in fn.calls:
+            if len(c["args"]) < 2 or not K.CHAIN_REGISTER.match(c["f"]):
+                continue
+            head = _last(_norm(c["args"][0]))
+            why = K.CHAIN_CONTEXTS.get(head)
+            if not why:
+                continue
+            for p in notifier_vars.get((fn.file, _norm(c["args"][1])), ()):
+                for cb in audit.resolve(p["fn"], fn.file):
+                    root(cb, "%s: %s(&%s)" % (why, c["f"], head), fn.file, c["line"])
+
+
+class Chains:
+    """Notifier chains by head.  The notifier core's nb->notifier_call()
+    resolves to every notifier of the audited files, so a call of one
+    chain reached the callbacks of all of them (out_of_memory() ->
+    blocking_notifier_call_chain(&oom_notify_list, ..) reached the module
+    notifiers).  A call *_notifier_call_chain(&head, ..) of a file-scope
+    head instead reaches the callbacks registered on that head:
+    *_notifier_chain_register(&head, &nb) with nb a notifier_block whose
+    .notifier_call is known, directly or through a wrapper that passes
+    its parameter (register_module_notifier(nb)), up to two wrappers
+    deep.  A head with one registration not resolved so (a member, an
+    array, a caller passing something else) keeps every notifier."""
+
+    DEPTH = 2
+
+    def __init__(self, audit):
+        self.audit = audit
+        self.blocks = {}
+        for rel, f in sorted(audit.facts.items()):
+            for p in f["fnptrs"]:
+                if p["field"] == "notifier_call" and p["var"] and \
+                        p["line"] not in audit.dead.get(rel, ()):
+                    self.blocks.setdefault(p["var"], []).append((rel, p))
+        self.regs = {}
+        for fn in audit.fns:
+            if not any(K.CHAIN_REGISTER.match(n) for n in fn.names):
+                continue
+            for c in fn.calls:
+                if len(c["args"]) >= 2 and K.CHAIN_REGISTER.match(c["f"]):
+                    head = _norm(c["args"][0])
+                    if re.fullmatch(r"\w+", head):
+                        self.regs.setdefault(head, []).append((fn, c, _norm(c["args"][1])))
+        self.memo = {}
+        # the chain calls made in the audited files
+        self.calls = {n for n in audit.names_called if K.CHAIN_CALLS.match(n)}
+
+    def targets(self, c):
+        """The callbacks a chain call c reaches, None when it is no such
+        call or its head is not resolved."""
+        if not c["args"] or not K.CHAIN_CALLS.match(c["f"]):
+            return None
+        head = _norm(c["args"][0])
+        if not re.fullmatch(r"\w+", head):
+            return None
+        if head not in self.memo:
+            out = []
+            for fn, _, nb in self.regs.get(head, ()):
+                got = self._blocks(fn, nb, self.DEPTH)
+                if got is None:
+                    out = None
+                    break
+                out.extend(t for t in got if t not in out)
+            self.memo[head] = out
+        return self.memo[head]
+
+    def _blocks(self, fn, nb, depth):
+        if not re.fullmatch(r"\w+", nb):
+            return None
+        if nb in fn.params:
+            if not depth:
+                return None
+            i = fn.params.index(nb)
+            out = []
+            for caller, c in self.audit.callers(fn):
+                if c["f"] != fn.name:
+                    continue
+                got = self._blocks(caller, _norm(c["args"][i]) if i < len(c["args"]) else "",
+                                   depth - 1)
+                if got is None:
+                    return None
+                out.extend(got)
+            return out
+        cands = self.blocks.get(nb, ())
+        ps = [(rel, p) for rel, p in cands if rel == fn.file] or list(cands)
+        if not ps:
+            return None
+        return [t for rel, p in ps for t in self.audit.resolve(p["fn"], rel)]

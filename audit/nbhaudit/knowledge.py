@@ -285,6 +285,15 @@ PROCESS_NOTIFIERS = {
     "register_switchdev_blocking_notifier": 0, "register_fib_notifier": 1,
     "register_nexthop_notifier": 1, "blocking_notifier_chain_register": 1,
 }
+# Notifier chains whose callbacks never run in BH context, by head
+# (irqctx.py): a call of the chain is no softirq edge, the callbacks
+# registered on it are roots.  panic() calls its chain after
+# local_irq_disable() and smp_send_stop().
+CHAIN_CONTEXTS = {
+    "panic_notifier_list": "panic notifier (panic(): IRQs off, the other CPUs stopped)",
+}
+CHAIN_CALLS = re.compile(r"^(?:atomic|blocking|raw|srcu)_notifier_call_chain(?:_robust)?$")
+CHAIN_REGISTER = re.compile(r"^(?:atomic|blocking|raw|srcu)_notifier_chain_(?:cond_)?register$")
 # File-scope initcall macros and DECLARE_*WORK (cfacts.top_process()).
 TOP_PROCESS_REASON = {"DECLARE_WORK": _WORK, "DECLARE_DELAYED_WORK": _WORK,
                       "DECLARE_DEFERRABLE_WORK": _WORK}
