@@ -7,7 +7,7 @@ import collections
 import os
 import re
 
-from . import cfacts, knowledge as K
+from . import cfacts, irqctx, knowledge as K
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
@@ -55,6 +55,14 @@ def function_arg(arg, by_name):
     if arg[:1] == "&" and arg.lstrip("&") in by_name:
         return arg.lstrip("&")
     return None
+
+
+def _lockless_head(c, j, p):
+    """Is argument j of call c the list head of a lock-free llist
+    operation (knowledge.LOCKLESS_HEAD_OPS), the bare p when p is given?"""
+    if K.LOCKLESS_HEAD_OPS.get(c["f"]) != j:
+        return False
+    return p is None or c["args"][j].strip("&() ") == p
 
 
 def _words(s):
@@ -266,11 +274,11 @@ class Audit:
                 s = dict(s, file=rel)
                 if name not in self.structs or self.structs[name].get("header"):
                     self.structs[name] = s
+        self._texts = {}
+        self._raw_lines = {}
         self._helpers()
         self._index_percpu()
         self._index_fnptrs()
-        self._texts = {}
-        self._raw_lines = {}
 
     def _helpers(self):
         """Lock and unlock helpers: a function that returns with sections
@@ -348,10 +356,24 @@ class Audit:
                 reason = K.TOP_REGISTRATIONS[r["macro"]]
                 for fn in self.resolve(r["fn"], rel):
                     self._entry(fn, reason, rel, r["line"])
+        # hrtimer callbacks run where their timer's mode says (irqctx.py):
+        # hard-IRQ ones are no softirq entry, but roots with IRQs off
+        self.hard_irq = {}
+        timers = irqctx.Timers(self)
         for field, typ, how, reason in K.ENTRY_FIELDS:
             for fn, p, rel in self.field_targets.get(field, ()):
                 if (typ is None or p["type"] == typ) and (how is None or p["how"] == how):
-                    self._entry(fn, reason, rel, p["line"])
+                    got = timers.of_assign(rel, p["line"]) if field == "function" else None
+                    if got and got[0] == "hard":
+                        self.hard_irq.setdefault(fn.id, (fn, got[1], rel, p["line"]))
+                        continue
+                    self._entry(fn, got[1] if got else reason, rel, p["line"])
+        for g, c, cb, kind, why in timers.setups():
+            for fn in self.resolve(cb, g.file):
+                if kind == "hard":
+                    self.hard_irq.setdefault(fn.id, (fn, why, g.file, c["line"]))
+                else:
+                    self._entry(fn, why, g.file, c["line"])
         for fn in self.fns:
             if fn.names.isdisjoint(K.REGISTRATIONS):
                 continue
@@ -395,6 +417,10 @@ class Audit:
                 why = K.TOP_PROCESS_REASON.get(r["macro"], "%s() function" % r["macro"])
                 for fn in self.resolve(r["fn"], rel):
                     root(fn, why, rel, r["line"])
+        for fid, (fn, why, rel, line) in sorted(self.hard_irq.items()):
+            if fid not in self.entries:
+                root(fn, why, rel, line)
+        irqctx.chain_roots(self, notifier_vars, root)
         for fn in self.fns:
             if K.SYSCALL.match(fn.name):
                 root(fn, "system call %s" % (fn.params[0] if fn.params else ""),
@@ -446,6 +472,15 @@ class Audit:
     def _entry(self, fn, reason, rel, line):
         self.entries.setdefault(fn.id, (fn, {"kind": "entry", "reason": reason,
                                              "file": rel, "line": line}))
+
+    def fns_of(self, rel):
+        """The functions of file rel, in order."""
+        got = self.__dict__.get("_fns_of")
+        if got is None:
+            got = self._fns_of = collections.defaultdict(list)
+            for fn in self.fns:
+                got[fn.file].append(fn)
+        return got.get(rel, ())
 
     def resolve(self, name, rel):
         """The functions a call of name in file rel reaches (a list the
@@ -548,12 +583,27 @@ class Audit:
         out = []
         if self.graph is not None:
             out = self._graph_callees.get(fn, [])
+            if not fn.names.isdisjoint(self.chains.calls):
+                out = self._chain_callees(out)
         else:
             for name, c, direct in fn.edges:
                 targets = self.resolve(name, fn.file) if direct else self._field(name)
                 out.extend((t, c) for t in targets)
         self._callees[fn.id] = out
         return out
+
+    def _chain_callees(self, out):
+        """A call of a notifier chain whose head is known reaches the
+        callbacks registered on it, not the notifier core, whose
+        nb->notifier_call() reaches every notifier (irqctx.Chains)."""
+        new = []
+        for t, c in out:
+            got = self.chains.targets(c) if t.name == c["f"] else None
+            if got is None:
+                new.append((t, c))
+            else:
+                new.extend((cb, c) for cb in got)
+        return new
 
     def _build_graph(self):
         """The typed call graph of context.Graph on this audit's functions
@@ -603,6 +653,7 @@ class Audit:
         inside a BH-disabled section."""
         self._callees = {}
         self._build_graph()
+        self.chains = irqctx.Chains(self)
         if self.graph is None:
             self._index_sites()
         else:
@@ -623,6 +674,8 @@ class Audit:
             else:
                 calls = [(t, c) for c in fn.calls for t, _ in self._direct(fn, c)]
             for t, c in calls:
+                if irqctx.chain_head(c):
+                    continue
                 snap = state_at(fn, c["line"], c.get("col", 0))
                 if snap.bh:
                     sec = snap.bh[-1]
@@ -637,7 +690,7 @@ class Audit:
         while queue:
             fn = queue.popleft()
             for t, c in self.callees(fn):
-                if t.id not in parent:
+                if t.id not in parent and not irqctx.chain_head(c):
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent
@@ -1378,12 +1431,16 @@ class Audit:
         for kind, held in (("irq", self.inherited_irq), ("preempt", self.inherited_preempt)):
             if fn.id in held and not getattr(snap, kind):
                 snap = snap._replace(**{kind: (("held by every caller: " + held[fn.id], 0, ""),)})
-        if outer is not None:
-            snap = merge(outer, snap)
         for a, b in fn.irq_blocks:
             if a <= acc["line"] <= b:
                 snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
+        if fn.id in self.hard_irq and fn.id not in reach and not snap.irq:
+            snap = snap._replace(irq=(("hard-IRQ hrtimer callback", 0, ""),))
         snap = self._loop_header(fn, acc["line"], snap)
+        # the sections open at the call that passed the pointer are open
+        # for the whole callee, its loop conditions included
+        if outer is not None:
+            snap = merge(outer, snap)
         if acc["remote"]:
             ctx, ev = "remote", {"note": "per_cpu() of a CPU that may not be the local one"}
         elif fn.init:
@@ -1678,6 +1735,9 @@ class Audit:
                 if c["line"] != acc["line"] or c["f"] == acc["accessor"]:
                     continue
                 for i, a in enumerate(c["args"]):
+                    if a.startswith(acc["accessor"] + "(") and _lockless_head(c, i, None):
+                        return "irq-safe-op", "the list head of %s(), a lock-free llist operation" % (
+                            c["f"])
                     if a.startswith(acc["accessor"] + "("):
                         for g in self.resolve(c["f"], fn.file):
                             why = self._param_protected(g, i, 3)
@@ -1692,6 +1752,10 @@ class Audit:
                     not self._reads_only(fn, acc, target):
                 return "irq-safe-op", ("a u64_stats_sync used only by %s(): nothing on 64-bit, "
                                        "preemption off on 32-bit PREEMPT_RT" % uses[0]["f"])
+            if uses and all(any(_lockless_head(c, j, target) for j in range(len(c["args"])))
+                            for c in uses):
+                return "irq-safe-op", ("%s used only as the list head of %s(): lock-free llist "
+                                       "operations" % (target, ", ".join(sorted({c["f"] for c in uses}))))
             for c in fn.calls:
                 if K.CMPXCHG.match(c["f"]) and c["args"] and \
                         re.fullmatch(r"&?\(?\s*%s\s*\)?" % re.escape(target), c["args"][0]):
@@ -1758,12 +1822,21 @@ class Audit:
             return None
         why = None
         judged = set()          # lines of calls judged here
+        inner = {(c["line"], c["f"]) for c in g.calls}
         for c in g.calls:
             for j, a in enumerate(c["args"]):
                 if not re.search(r"\b%s\b" % re.escape(p), a):
                     continue
                 if K.lock_on(c["f"]) or K.lock_off(c["f"]) or K.trylock(c["f"]):
                     continue
+                if _lockless_head(c, j, p):
+                    why = why or "%s() in %s(), a lock-free llist operation" % (c["f"], g.name)
+                    judged.add(c["line"])
+                    continue
+                m = re.match(r"\s*(\w+)\s*\((.*)\)\s*$", a)
+                if m and (c["line"], m.group(1)) in inner and \
+                        not re.search(r"\b%s\b" % re.escape(p), a[:m.start(2)]):
+                    continue    # f(g(p)): the result of g() is handed on; g() is judged
                 if c["f"] in K.SYNC_MEMBER_CALLS or (
                         K.ATOMIC_OPS.match(c["f"]) and j == 0 and
                         re.match(r"&?\(?\s*%s\s*(?:->|\.)" % re.escape(p), a)):

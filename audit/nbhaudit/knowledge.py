@@ -285,6 +285,15 @@ PROCESS_NOTIFIERS = {
     "register_switchdev_blocking_notifier": 0, "register_fib_notifier": 1,
     "register_nexthop_notifier": 1, "blocking_notifier_chain_register": 1,
 }
+# Notifier chains whose callbacks never run in BH context, by head
+# (irqctx.py): a call of the chain is no softirq edge, the callbacks
+# registered on it are roots.  panic() calls its chain after
+# local_irq_disable() and smp_send_stop().
+CHAIN_CONTEXTS = {
+    "panic_notifier_list": "panic notifier (panic(): IRQs off, the other CPUs stopped)",
+}
+CHAIN_CALLS = re.compile(r"^(?:atomic|blocking|raw|srcu)_notifier_call_chain(?:_robust)?$")
+CHAIN_REGISTER = re.compile(r"^(?:atomic|blocking|raw|srcu)_notifier_chain_(?:cond_)?register$")
 # File-scope initcall macros and DECLARE_*WORK (cfacts.top_process()).
 TOP_PROCESS_REASON = {"DECLARE_WORK": _WORK, "DECLARE_DELAYED_WORK": _WORK,
                       "DECLARE_DEFERRABLE_WORK": _WORK}
@@ -345,6 +354,13 @@ ATOMIC_OPS = re.compile(r"^(?:u64_stats_(?:inc|add|sub|set|dec|read)|local64_\w+
                         r"sub|read|set)\w*|atomic(?:64|_long)?_\w+|(?:try_)?cmpxchg\w*|xchg\w*|"
                         r"refcount_\w+|set_bit|clear_bit|test_and_set_bit|test_and_clear_bit|"
                         r"test_bit)$")
+# Lock-free llist operations on a list head: llist_add*() is a cmpxchg()
+# loop, llist_del_all() one xchg(), llist_empty() one load; each is safe
+# against every other user of the head, another task of the CPU included.
+# (llist_del_first() is not: it allows one consumer at a time.)  Name ->
+# index of the head argument.
+LOCKLESS_HEAD_OPS = {"llist_add": 1, "llist_add_batch": 2, "llist_del_all": 0,
+                     "llist_empty": 0, "__llist_empty": 0}
 CMPXCHG = re.compile(r"^(?:try_)?cmpxchg\w*$|^xchg\w*$")
 # Calls that only test what they are given (a peek): a result that is
 # re-read under protection before it is relied on costs nothing.
