@@ -7,7 +7,7 @@ import collections
 import os
 import re
 
-from . import cfacts, knowledge as K
+from . import cfacts, knowledge as K, whole
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
@@ -1269,6 +1269,8 @@ class Audit:
                     continue
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
                                                       member=ch, _var=target), {target}, reach))
+            if len(out[key]) > n:
+                whole.record(self, out, key, fn, c, target, base, reach)
             text = "%s(%s)" % (c["f"], ",".join(c["args"]))
             self._callee_uses(out, key, fn, c, target or text, base, reach)
             if len(out[key]) > n:
@@ -1278,6 +1280,8 @@ class Audit:
         out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
                                               member=chain, _target=target),
                                      {target} - {None}, reach))
+        if not chain:
+            whole.mark(self, fn, c, out[key][-1])
         if c.get("returned"):
             out[key][-1]["escapes"] = "returned by %s()" % fn.name
 
@@ -1311,6 +1315,10 @@ class Audit:
                                    via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))
                         out[key].append(self._access(callee, acc, {var, callee.params[i]},
                                                      reach, outer))
+                    whole.record_callee(self, out, key, callee, callee.params[i],
+                                        dict(base, via="%s() passes it at %s:%d"
+                                             % (fn.name, fn.file, cc["line"])),
+                                        {var, callee.params[i]}, reach, outer)
 
     def _reads_pointer(self, name, acc):
         """The access reads a pointer (the datum or the member) and keeps

@@ -5,7 +5,7 @@ protected differently) and one verdict per group."""
 import collections
 import re
 
-from . import checkact, knowledge as K
+from . import checkact, knowledge as K, whole
 
 BH_CONTEXTS = ("bh-disabled", "softirq")
 WEAK = ("not-bh", "unknown")
@@ -247,6 +247,7 @@ def _datum_findings(audit, kind, name, accs):
     groups = collections.defaultdict(list)
     for a in accs:
         groups[_member_key(a.get("member") or [], struct)].append(a)
+    whole.spread(groups)
     dead_members = set(struct["rt_dead"]) if struct else set()
     verdicts = {}
     for mk, g in groups.items():
