@@ -7,7 +7,7 @@ import collections
 import os
 import re
 
-from . import cfacts, knowledge as K, whole
+from . import cfacts, cpuarray, knowledge as K, whole
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
@@ -1159,6 +1159,7 @@ class Audit:
                 if not d:
                     continue
                 self._record(out, fn, c, d, kind, reach)
+        cpuarray.accesses(self, out, reach)
         self.rt_excluded = collections.Counter()
         for rel, f in self.facts.items():
             dead = self.dead[rel]

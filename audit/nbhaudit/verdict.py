@@ -239,6 +239,8 @@ def _datum_findings(audit, kind, name, accs):
         sub = collections.Counter(users).most_common(1)[0][0]
     base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
             "line": line, "type": typ, "subsystem": sub}
+    if kind == "static" and audit.datums[name].get("cpu_indexed"):
+        base["cpu_indexed"] = audit.datums[name]["cpu_indexed"]     # cpuarray.py
     if def_dead:
         _drop_held(accs)
         return [dict(base, datum=label, verdict="converted",
