@@ -47,10 +47,11 @@ _NOT = re.compile(r"^(?:[A-Z0-9_]+|\d\w*|true|false|NULL|sizeof)$")
 _KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "do", "else", "case"}
 
 _CHAIN = r"[A-Za-z_]\w*(?:\s*(?:->|\.)\s*[A-Za-z_]\w*)*"
-_TCALL = re.compile(r"(?<![\w.>])(?:(%s)\s*(?:->|\.)\s*)?([A-Za-z_]\w*)\s*\[[^\]\[;]*\]\s*\)?\s*"
-                    r"(?:(?:->|\.)\s*([A-Za-z_]\w*)\s*\)?\s*)?\(" % _CHAIN)
+# what follows the ']' of a table call or copy: '](', ']->f(', '].f(', '];'
+_TAIL = re.compile(r"\]\s*(?:\)\s*)?(?:(?:->|\.)\s*([A-Za-z_]\w*)\s*\)?\s*)?(\(|;)")
+_BEFORE = re.compile(r"(?<![\w.>])(?:(%s)\s*(?:->|\.)\s*)?([A-Za-z_]\w*)\s*$" % _CHAIN)
 _TCOPY = re.compile(r"(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)\s*=\s*(%s)\s*(?:->|\.)\s*([A-Za-z_]\w*)"
-                    r"\s*\[[^\]\[;]*\]\s*;" % (_CHAIN, _CHAIN))
+                    r"\s*\[" % (_CHAIN, _CHAIN))
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)((?:[^\n\\]|\\.|\\\n)*)", re.M)
 
 
@@ -190,19 +191,36 @@ def typed_facts(t, facts):
         if code.find("]", b, e) < 0:
             continue
         tcalls, tcopies = [], []
-        for m in _TCALL.finditer(code, b, e):
-            name = m.group(2)
-            if name in _KEYWORDS:
+        # from each ']' followed by a call or the end of a statement back
+        # to the table's name (a pattern tried at every offset was slow)
+        for m in _TAIL.finditer(code, b, e):
+            open_ = t.match_back(m.start(), "[", "]")
+            if open_ <= b:
                 continue
-            recv = _split(m.group(1)) if m.group(1) else None
+            before = _BEFORE.search(code, max(b, open_ - 160), open_)
+            if not before:
+                continue
+            name = before.group(2)
+            if name in _KEYWORDS or _NOT.match(name):
+                continue
+            recv = _split(before.group(1)) if before.group(1) else None
             if recv and recv[0] in _KEYWORDS:
                 continue
-            tcalls.append({"recv": recv, "table": name, "field": m.group(3),
-                           "line": t.line(m.start(2))})
-        for m in _TCOPY.finditer(code, b, e):
-            tcopies.append({"recv": _split(m.group(1)), "field": m.group(2),
-                            "src": _split(m.group(3)), "sfield": m.group(4),
-                            "line": t.line(m.start())})
+            if m.group(2) == "(":
+                tcalls.append({"recv": recv, "table": name, "field": m.group(1),
+                               "line": t.line(before.start(2))})
+                continue
+            if m.group(1) or not recv:
+                continue
+            st = max(code.rfind(";", b, open_), code.rfind("{", b, open_),
+                     code.rfind("}", b, open_)) + 1
+            cm = None
+            for cm in _TCOPY.finditer(code, st, open_ + 1):
+                pass
+            if cm and cm.end() - 1 == open_ and _split(cm.group(3)) == recv and \
+                    cm.group(4) == name:
+                tcopies.append({"recv": _split(cm.group(1)), "field": cm.group(2),
+                                "src": recv, "sfield": name, "line": t.line(cm.start())})
         if tcalls:
             fn["tcalls"] = tcalls
         if tcopies:
