@@ -7,7 +7,7 @@ import collections
 import os
 import re
 
-from . import cfacts, irqctx, knowledge as K
+from . import cfacts, cpuarray, irqctx, knowledge as K, whole
 
 VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
 
@@ -1212,6 +1212,7 @@ class Audit:
                 if not d:
                     continue
                 self._record(out, fn, c, d, kind, reach)
+        cpuarray.accesses(self, out, reach)
         self.rt_excluded = collections.Counter()
         for rel, f in self.facts.items():
             dead = self.dead[rel]
@@ -1322,6 +1323,8 @@ class Audit:
                     continue
                 out[key].append(self._access(fn, dict(base, line=line, col=0,
                                                       member=ch, _var=target), {target}, reach))
+            if len(out[key]) > n:
+                whole.record(self, out, key, fn, c, target, base, reach)
             text = "%s(%s)" % (c["f"], ",".join(c["args"]))
             self._callee_uses(out, key, fn, c, target or text, base, reach)
             if len(out[key]) > n:
@@ -1331,6 +1334,8 @@ class Audit:
         out[key].append(self._access(fn, dict(base, line=c["line"], col=c["col"],
                                               member=chain, _target=target),
                                      {target} - {None}, reach))
+        if not chain:
+            whole.mark(self, fn, c, out[key][-1])
         if c.get("returned"):
             out[key][-1]["escapes"] = "returned by %s()" % fn.name
 
@@ -1364,6 +1369,10 @@ class Audit:
                                    via="%s() passes it at %s:%d" % (fn.name, fn.file, cc["line"]))
                         out[key].append(self._access(callee, acc, {var, callee.params[i]},
                                                      reach, outer))
+                    whole.record_callee(self, out, key, callee, callee.params[i],
+                                        dict(base, via="%s() passes it at %s:%d"
+                                             % (fn.name, fn.file, cc["line"])),
+                                        {var, callee.params[i]}, reach, outer)
 
     def _reads_pointer(self, name, acc):
         """The access reads a pointer (the datum or the member) and keeps

@@ -34,7 +34,7 @@ import re
 
 from nbhlib import proc
 
-from . import AuditError, analyze, cfacts, extract, info
+from . import AuditError, analyze, cfacts, extract, info, tables
 
 SCHEMA = 1
 
@@ -146,6 +146,7 @@ def context_facts(text):
     t, facts = extract.python_facts(text)
     facts = extract.finish(t, facts, None, None)
     cfacts.typed_facts(t, facts)
+    tables.typed_facts(t, facts)
     facts["extents"] = [[fn["name"], fn["line"], fn["body"], fn["end_off"]]
                         for fn in facts["functions"]]
     for fn in facts["functions"]:
@@ -161,7 +162,7 @@ class Cache(extract.Cache):
         super().__init__(root)
         here = os.path.dirname(os.path.abspath(__file__))
         self.versions["c"] = extract._version(
-            [os.path.join(here, n) for n in ("cfacts.py", "extract.py", "context.py")])
+            [os.path.join(here, n) for n in ("cfacts.py", "extract.py", "context.py", "tables.py")])
 
 
 def _job(job):
@@ -509,6 +510,11 @@ class Graph:
                         continue
                     if (id(c), i) in stores_param:
                         continue
+                    if f not in by_name and tables.macro_runs(self.facts, rel, f, i):
+                        # a macro of the file that calls it (tables.py)
+                        for t in resolve(a, rel):
+                            callers[t].append((fn, c, "called by macro %s()" % f))
+                        continue
                     if f not in by_name and not f.startswith("INDIRECT_CALL"):
                         # handed to code outside the analysed files
                         for t in resolve(a, rel):
@@ -524,6 +530,7 @@ class Graph:
                 call = {"f": "->" + fc["field"], "line": fc["line"], "col": fc["col"], "args": []}
                 for t in targets:
                     callers[t].append((fn, call, how))
+        tables.extend(self, MAX_FIELD_TARGETS)
         for rel, f in self.facts.items():
             for r in f["top_registrations"]:
                 for t in self.resolve(r["fn"], rel):

@@ -15,7 +15,7 @@ import threading
 
 from nbhlib import proc
 
-from . import cfacts, warn
+from . import cfacts, tables, warn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COCCI = os.path.join(os.path.dirname(HERE), "facts.cocci")
@@ -117,7 +117,7 @@ class Cache:
         extractor = [COCCI, os.path.join(HERE, "cfacts.py"), __file__]
         self.versions = {
             "s": _version(extractor),
-            "f": _version(extractor),
+            "f": _version(extractor + [os.path.join(HERE, "tables.py")]),
         }
         self.corrupt = []
         # {digest: SHA-1 of the JSON text} of the "f" entries read
@@ -582,6 +582,7 @@ def _facts(job):
     # struct types of variables, receivers and stores: calls through
     # function pointers resolved by struct type and field
     cfacts.typed_facts(t, facts)
+    tables.typed_facts(t, facts)
     # function extents, for following a per-CPU pointer into a callee
     # without parsing the file again (Audit.text())
     facts["extents"] = [[fn["name"], fn["line"], fn["body"], fn["end_off"]]

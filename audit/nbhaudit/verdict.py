@@ -5,7 +5,7 @@ protected differently) and one verdict per group."""
 import collections
 import re
 
-from . import checkact, knowledge as K
+from . import checkact, knowledge as K, whole
 
 BH_CONTEXTS = ("bh-disabled", "softirq")
 WEAK = ("not-bh", "unknown")
@@ -253,6 +253,8 @@ def _datum_findings(audit, kind, name, accs):
         sub = collections.Counter(users).most_common(1)[0][0]
     base = {"kind": "static" if kind == "static" else "dynamic", "file": file,
             "line": line, "type": typ, "subsystem": sub}
+    if kind == "static" and audit.datums[name].get("cpu_indexed"):
+        base["cpu_indexed"] = audit.datums[name]["cpu_indexed"]     # cpuarray.py
     if def_dead:
         _drop_held(accs)
         return [dict(base, datum=label, verdict="converted",
@@ -261,6 +263,7 @@ def _datum_findings(audit, kind, name, accs):
     groups = collections.defaultdict(list)
     for a in accs:
         groups[_member_key(a.get("member") or [], struct)].append(a)
+    whole.spread(groups)
     dead_members = set(struct["rt_dead"]) if struct else set()
     verdicts = {}
     for mk, g in groups.items():
