@@ -7,6 +7,7 @@ Failure anywhere and let main() turn it into the status.
 """
 import concurrent.futures
 import dataclasses
+import multiprocessing
 import os
 import queue
 import signal
@@ -255,6 +256,24 @@ def main(prog, fn, argv=None, usage=None):
         Log(prog).error("interrupted")
         sys.exit(130)
     sys.exit(status or 0)
+
+
+def quiet_pool(jobs):
+    """A multiprocessing pool of JOBS quiet_worker()s. The workers are
+    forked with SIGINT already held by the handler that does nothing: a
+    Ctrl-C that lands between a worker's fork and its initializer would
+    otherwise end that worker with a traceback. A Ctrl-C that reaches
+    the main process meanwhile is raised once the pool exists."""
+    got = []
+    old = signal.signal(signal.SIGINT, lambda signo, frame: got.append(signo))
+    try:
+        pool = multiprocessing.Pool(jobs, quiet_worker)
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if got and old is not signal.SIG_IGN:
+        pool.terminate()
+        raise KeyboardInterrupt
+    return pool
 
 
 def quiet_worker():

@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import html
 import json
-import multiprocessing
 import os
 import re
 
@@ -186,7 +185,7 @@ def load(tree, rels, cache):
         else:
             out[rel] = got
     if len(todo) > 8:
-        with multiprocessing.Pool(extract.JOBS, proc.quiet_worker) as pool:
+        with proc.quiet_pool(extract.JOBS) as pool:
             res = pool.map(_job, [j for _, j in todo], chunksize=8)
     else:
         res = [_job(j) for _, j in todo]

@@ -6,7 +6,6 @@ files."""
 import collections
 import hashlib
 import json
-import multiprocessing
 import os
 import re
 import sys
@@ -511,7 +510,7 @@ def extract(tree, relpaths, cache, progress, lexical=False, sums=None):
         # no spatch, then those of each batch as it completes.  Never
         # more than JOBS processes at work; the cached facts load here
         # meanwhile.
-        with multiprocessing.Pool(JOBS, proc.quiet_worker) as pool:
+        with proc.quiet_pool(JOBS) as pool:
             batches = [first[i:i + BATCH] for i in range(0, len(first), BATCH)]
             pending = [(b, pool.apply_async(spatch_batch, (
                 [os.path.join(tree, r) for r in b], [raw[r] for r in b])))
@@ -549,7 +548,7 @@ def extract(tree, relpaths, cache, progress, lexical=False, sums=None):
     rest = [r for r in rels if r not in results]
     jobs = [job(r) for r in rest]
     if len(jobs) > 8:
-        with multiprocessing.Pool(JOBS, proc.quiet_worker) as pool:
+        with proc.quiet_pool(JOBS) as pool:
             results.update(zip(rest, map(decoded, rest, pool.map(_facts_job, jobs, chunksize=8))))
     else:
         results.update(zip(rest, map(decoded, rest, map(_facts_job, jobs))))
