@@ -808,9 +808,9 @@ _ARROW = r"\b%s\s*->\s*(\w+)((?:\s*\.\s*\w+)*)"
 _SIZEOF = re.compile(r"\b(?:sizeof|typeof|__typeof__|offsetof)\s*\(\s*$")
 
 
-def member_uses(t, var, start_off, end_off):
-    """(member chain, line) for every var->a.b after start_off, within the
-    block holding start_off and up to the next assignment of var."""
+def block_end(t, start_off, end_off):
+    """The end of the block holding start_off (the offset of its closing
+    brace), or end_off when the block goes on past it."""
     depth = 0
     for i in range(start_off, end_off):
         c = t.code[i]
@@ -819,8 +819,14 @@ def member_uses(t, var, start_off, end_off):
         elif c == "}":
             depth -= 1
             if depth < 0:
-                end_off = i
-                break
+                return i
+    return end_off
+
+
+def member_uses(t, var, start_off, end_off):
+    """(member chain, line) for every var->a.b after start_off, within the
+    block holding start_off and up to the next assignment of var."""
+    end_off = block_end(t, start_off, end_off)
     m = re.compile(r"\b%s\s*=[^=]" % re.escape(var)).search(t.code, start_off + 1, end_off)
     if m:
         end_off = m.start()

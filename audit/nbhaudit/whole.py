@@ -12,6 +12,8 @@ p, ..)) or a load (v = *p) is not written."""
 
 import re
 
+from . import cfacts
+
 # calls whose first argument is the object they overwrite
 FILLS = ("memset", "memcpy", "memmove", "memzero_explicit", "bpf_long_memcpy")
 _FILL = re.compile(r"\b(%s)\s*\(\s*" % "|".join(FILLS))
@@ -20,16 +22,7 @@ _FILL = re.compile(r"\b(%s)\s*\(\s*" % "|".join(FILLS))
 def _scope(t, start_off, end_off, var):
     """End of the scope of var after start_off: its block, up to the next
     assignment of var (as cfacts.member_uses() bounds its uses)."""
-    depth = 0
-    for i in range(start_off, end_off):
-        c = t.code[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth < 0:
-                end_off = i
-                break
+    end_off = cfacts.block_end(t, start_off, end_off)
     for m in re.compile(r"\b%s\s*=[^=]" % re.escape(var)).finditer(t.code, start_off + 1,
                                                                     end_off):
         before = t.code[max(0, m.start() - 8):m.start()].rstrip()
