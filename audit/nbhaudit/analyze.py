@@ -133,12 +133,14 @@ def _released(lst, op, arg):
 
 
 def _push_pop(snap, c, pending, unmatched=None):
-    """The snapshot after call c. An early-exit release keeps its section
-    open for the code below, but not past the end of the block the
-    section was opened in: that block is only left through the exit.
-    Such sections go to pending as (last line of the block, kind, item).
-    A release of a section the function did not open (an unlock helper)
-    goes to unmatched as (kind, call)."""
+    """The snapshot after call c. An early-exit release (its block left
+    by return or goto after it) ends its section for the rest of that
+    block, the path that takes the exit; the code after the block is
+    reached without it, with the section open when it was opened before
+    the block. Such sections go to pending as (last line of the block,
+    kind, item, index), to be opened again after it. A release of a
+    section the function did not open (an unlock helper) goes to
+    unmatched as (kind, call)."""
     eff = _effect(c["f"])
     if not eff:
         return snap
@@ -159,23 +161,23 @@ def _push_pop(snap, c, pending, unmatched=None):
                 continue
             if c.get("exits"):
                 block = c.get("block")
-                if block and lst[i][1] >= block[0]:
-                    pending.append((block[1], kind, lst[i]))
-                continue
+                if not block:
+                    continue        # where the exit path ends is not known
+                if lst[i][1] < block[0]:
+                    pending.append((block[1], kind, lst[i], i))
             lst = lst[:i] + lst[i + 1:]
         snap = snap._replace(**{kind: lst})
     return snap
 
 
 def _close_blocks(snap, pending, line):
-    """Drop the pending sections whose block ended before line."""
-    for p in [p for p in pending if p[0] < line]:
+    """Open again, where it was in its list, each section an early-exit
+    release ended in a block that ended before line."""
+    for p in sorted((p for p in pending if p[0] < line), key=lambda p: p[3]):
         pending.remove(p)
-        _, kind, item = p
+        _, kind, item, i = p
         lst = getattr(snap, kind)
-        if item in lst:
-            i = max(i for i, it in enumerate(lst) if it == item)
-            snap = snap._replace(**{kind: lst[:i] + lst[i + 1:]})
+        snap = snap._replace(**{kind: lst[:i] + (item,) + lst[i:]})
     return snap
 
 
