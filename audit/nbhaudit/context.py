@@ -33,7 +33,7 @@ import re
 
 from nbhlib import proc
 
-from . import AuditError, analyze, cfacts, extract, info, tables
+from . import AuditError, analyze, cfacts, extract, info, knowledge as K, tables
 
 SCHEMA = 1
 
@@ -225,6 +225,7 @@ def headers_of(tree, facts, sp):
 
 # --- the graph ----------------------------------------------------------------
 
+_THREAD_FN = ("irqaction", "thread_fn")   # force-threaded handlers run here
 _NONE = {}          # the "vars" of a function that declares none: never written
 
 class Graph:
@@ -374,9 +375,13 @@ class Graph:
                         for t in self.resolve(a, fn.file):
                             stored[(typ, field)].add(t)
                     self.stores_param[(id(c), i)] = (typ, field)
+        threaded = set(stored.get(_THREAD_FN, ()))
         for _ in range(3):
             for dst, src in copies:
                 stored[dst] |= stored.get(src, set())
+        hard = self._hardirq_handlers()
+        if hard and _THREAD_FN in stored:
+            stored[_THREAD_FN] = (stored[_THREAD_FN] - hard) | threaded
         self.stored, self.untyped = stored, untyped
         self.stored_in = collections.defaultdict(set)
         for key, fns in stored.items():
@@ -391,6 +396,49 @@ class Graph:
         for field, fns in untyped.items():
             self.by_field[field] |= fns
         del where
+
+    def _hardirq_handlers(self):
+        """Functions requested only as interrupt handlers that are never
+        threaded (knowledge.IRQ_REGISTRATIONS): not force-threaded into
+        irqaction.thread_fn. A function that passes its parameters on
+        as the handler (and the flags) of one (bind_virq_to_irqhandler())
+        becomes a registration too."""
+        regs = dict(K.IRQ_REGISTRATIONS)    # name -> (handler, flags | None | -1)
+        hard, soft = set(), set()
+        seen = set()
+        changed = True
+        while changed:
+            changed = False
+            for fn in self.fns:
+                if fn.names.isdisjoint(regs):
+                    continue
+                for c in fn.calls:
+                    reg = regs.get(c["f"])
+                    if reg is None or (id(c), c["f"]) in seen or len(c["args"]) <= reg[0]:
+                        continue
+                    h = c["args"][reg[0]].lstrip("&").strip()
+                    if reg[1] is None:
+                        flags = None
+                    elif reg[1] < 0 or reg[1] >= len(c["args"]):
+                        flags = -1
+                    elif K.HARDIRQ_FLAGS.search(c["args"][reg[1]]):
+                        flags = None
+                    else:
+                        words = set(re.findall(r"\w+", c["args"][reg[1]]))
+                        ps = [i for i, q in enumerate(fn.params) if q in words]
+                        flags = ps[0] if ps else -1
+                    if h in fn.params:
+                        if fn.name not in regs:
+                            regs[fn.name] = (fn.params.index(h), flags)
+                            changed = True
+                        seen.add((id(c), c["f"]))
+                        continue
+                    if isinstance(flags, int) and flags >= 0:
+                        continue        # the flags come from a caller: wait
+                    seen.add((id(c), c["f"]))
+                    for t in self.resolve(h, fn.file):
+                        (hard if flags is None else soft).add(t)
+        return hard - soft
 
     def field_targets(self, typ, field):
         if typ and self.stored.get((typ, field)):
