@@ -133,12 +133,14 @@ def _released(lst, op, arg):
 
 
 def _push_pop(snap, c, pending, unmatched=None):
-    """The snapshot after call c. An early-exit release keeps its section
-    open for the code below, but not past the end of the block the
-    section was opened in: that block is only left through the exit.
-    Such sections go to pending as (last line of the block, kind, item).
-    A release of a section the function did not open (an unlock helper)
-    goes to unmatched as (kind, call)."""
+    """The snapshot after call c. An early-exit release (its block left
+    by return or goto after it) ends its section for the rest of that
+    block, the path that takes the exit; the code after the block is
+    reached without it, with the section open when it was opened before
+    the block. Such sections go to pending as (last line of the block,
+    kind, item, index), to be opened again after it. A release of a
+    section the function did not open (an unlock helper) goes to
+    unmatched as (kind, call)."""
     eff = _effect(c["f"])
     if not eff:
         return snap
@@ -159,23 +161,23 @@ def _push_pop(snap, c, pending, unmatched=None):
                 continue
             if c.get("exits"):
                 block = c.get("block")
-                if block and lst[i][1] >= block[0]:
-                    pending.append((block[1], kind, lst[i]))
-                continue
+                if not block:
+                    continue        # where the exit path ends is not known
+                if lst[i][1] < block[0]:
+                    pending.append((block[1], kind, lst[i], i))
             lst = lst[:i] + lst[i + 1:]
         snap = snap._replace(**{kind: lst})
     return snap
 
 
 def _close_blocks(snap, pending, line):
-    """Drop the pending sections whose block ended before line."""
-    for p in [p for p in pending if p[0] < line]:
+    """Open again, where it was in its list, each section an early-exit
+    release ended in a block that ended before line."""
+    for p in sorted((p for p in pending if p[0] < line), key=lambda p: p[3]):
         pending.remove(p)
-        _, kind, item = p
+        _, kind, item, i = p
         lst = getattr(snap, kind)
-        if item in lst:
-            i = max(i for i, it in enumerate(lst) if it == item)
-            snap = snap._replace(**{kind: lst[:i] + lst[i + 1:]})
+        snap = snap._replace(**{kind: lst[:i] + (item,) + lst[i:]})
     return snap
 
 
@@ -1039,12 +1041,15 @@ class Audit:
         self.inherited = held
         self.inherited_irq = self._inherit_kind("irq")
         self.inherited_preempt = self._inherit_kind("preempt")
+        self.inherited_local = self._inherit_kind("local")
 
     def _inherit_kind(self, kind):
         """Functions every caller of which calls them with IRQs off (or
-        preemption off): fn.id -> the section of one caller.  A function
-        with a caller the audit cannot see (an entry point, exported,
-        passed or stored beyond the audited files) inherits nothing."""
+        preemption off, or a local_lock() held): fn.id -> the section of
+        one caller (for a local lock, (that, the lock's argument), the
+        same argument in every caller). A function with a caller the
+        audit cannot see (an entry point, exported, passed or stored
+        beyond the audited files) inherits nothing."""
         cand = {}
         for fn in self.fns:
             if not fn.has_effect:
@@ -1065,13 +1070,17 @@ class Audit:
                 for caller, c, _ in cs:
                     sec = getattr(state_at(caller, c["line"], c.get("col", 0)), kind)
                     if sec:
-                        got = got or "%s() in %s() at %s:%d" % (sec[-1][0], caller.name,
-                                                                caller.file, c["line"])
+                        item = ("%s() in %s() at %s:%d" % (sec[-1][0], caller.name,
+                                                           caller.file, c["line"]), sec[-1][2])
                     elif caller.id in held:
-                        got = got or held[caller.id]
+                        item = held[caller.id]
                     else:
                         got = None
                         break
+                    if kind == "local" and got and got[1] != item[1]:
+                        got = None
+                        break
+                    got = got or item
                 if got:
                     new[fid] = got
             if new == held:
@@ -1080,6 +1089,8 @@ class Audit:
             for fid in list(held):
                 for t, _ in self.callees(cand[fid]):
                     cand.setdefault(t.id, t)
+        if kind != "local":
+            held = {fid: v[0] for fid, v in held.items()}
         return held
 
     def _direct(self, fn, c):
@@ -1440,6 +1451,9 @@ class Audit:
         for kind, held in (("irq", self.inherited_irq), ("preempt", self.inherited_preempt)):
             if fn.id in held and not getattr(snap, kind):
                 snap = snap._replace(**{kind: (("held by every caller: " + held[fn.id], 0, ""),)})
+        if fn.id in self.inherited_local and not snap.local:
+            where, arg = self.inherited_local[fn.id]
+            snap = snap._replace(local=(("held by every caller: " + where, 0, arg),))
         for a, b in fn.irq_blocks:
             if a <= acc["line"] <= b:
                 snap = snap._replace(irq=snap.irq + (("irqs_disabled", a, ""),))
@@ -1653,6 +1667,8 @@ class Audit:
                 return "nested-bh", "lockdep_assert_held(%s)" % arg
         if related(snap.local):
             it = related(snap.local)[-1]
+            if not it[1]:
+                return "local-lock", "%s (%s)" % (it[0], it[2])
             return "local-lock", "%s(%s) at line %d" % (it[0], it[2], it[1])
         locks = [it for it in related(snap.locks) if self._lock_covers(it, acc, names)]
         if locks:

@@ -33,7 +33,7 @@ import re
 
 from nbhlib import proc
 
-from . import AuditError, analyze, cfacts, extract, info, tables
+from . import AuditError, analyze, cfacts, extract, info, knowledge as K, tables
 
 SCHEMA = 1
 
@@ -225,6 +225,8 @@ def headers_of(tree, facts, sp):
 
 # --- the graph ----------------------------------------------------------------
 
+_NOTIFIER = ("notifier_block", "notifier_call")
+_THREAD_FN = ("irqaction", "thread_fn")   # force-threaded handlers run here
 _NONE = {}          # the "vars" of a function that declares none: never written
 
 class Graph:
@@ -244,6 +246,7 @@ class Graph:
         self.audit = audit
         self.fns = self.audit.fns
         self._resolved = {}
+        self._nb_init = None
         self._extents = {}
         self.members = {}
         for rel in sorted(facts):
@@ -374,9 +377,13 @@ class Graph:
                         for t in self.resolve(a, fn.file):
                             stored[(typ, field)].add(t)
                     self.stores_param[(id(c), i)] = (typ, field)
+        threaded = set(stored.get(_THREAD_FN, ()))
         for _ in range(3):
             for dst, src in copies:
                 stored[dst] |= stored.get(src, set())
+        hard = self._hardirq_handlers()
+        if hard and _THREAD_FN in stored:
+            stored[_THREAD_FN] = (stored[_THREAD_FN] - hard) | threaded
         self.stored, self.untyped = stored, untyped
         self.stored_in = collections.defaultdict(set)
         for key, fns in stored.items():
@@ -391,6 +398,76 @@ class Graph:
         for field, fns in untyped.items():
             self.by_field[field] |= fns
         del where
+
+    def _hardirq_handlers(self):
+        """Functions requested only as interrupt handlers that are never
+        threaded (knowledge.IRQ_REGISTRATIONS): not force-threaded into
+        irqaction.thread_fn. A function that passes its parameters on
+        as the handler (and the flags) of one (bind_virq_to_irqhandler())
+        becomes a registration too."""
+        regs = dict(K.IRQ_REGISTRATIONS)    # name -> (handler, flags | None | -1)
+        hard, soft = set(), set()
+        seen = set()
+        changed = True
+        while changed:
+            changed = False
+            for fn in self.fns:
+                if fn.names.isdisjoint(regs):
+                    continue
+                for c in fn.calls:
+                    reg = regs.get(c["f"])
+                    if reg is None or (id(c), c["f"]) in seen or len(c["args"]) <= reg[0]:
+                        continue
+                    h = c["args"][reg[0]].lstrip("&").strip()
+                    if reg[1] is None:
+                        flags = None
+                    elif reg[1] < 0 or reg[1] >= len(c["args"]):
+                        flags = -1
+                    elif K.HARDIRQ_FLAGS.search(c["args"][reg[1]]):
+                        flags = None
+                    else:
+                        words = set(re.findall(r"\w+", c["args"][reg[1]]))
+                        ps = [i for i, q in enumerate(fn.params) if q in words]
+                        flags = ps[0] if ps else -1
+                    if h in fn.params:
+                        if fn.name not in regs:
+                            regs[fn.name] = (fn.params.index(h), flags)
+                            changed = True
+                        seen.add((id(c), c["f"]))
+                        continue
+                    if isinstance(flags, int) and flags >= 0:
+                        continue        # the flags come from a caller: wait
+                    seen.add((id(c), c["f"]))
+                    for t in self.resolve(h, fn.file):
+                        (hard if flags is None else soft).add(t)
+        return hard - soft
+
+    def _passed_notifiers(self, fn, i, callers, depth=0):
+        """The callbacks of the notifier_blocks fn's callers pass as its
+        parameter i (vxlan_fdb_notify_one(nb, ..) calls nb->notifier_call()
+        of the block its caller was given), through callers passing their
+        own parameter on (three calls up), or None: a call through a
+        notifier_block parameter reaches those, not every notifier."""
+        if depth > 3:
+            return None
+        if self._nb_init is None:
+            self._nb_init = collections.defaultdict(set)
+            for rel, f in self.facts.items():
+                for p in f["fnptrs"]:
+                    if p["how"] == "init" and p["var"] and p["field"] == _NOTIFIER[1] \
+                            and p["type"] in (None, _NOTIFIER[0]):
+                        self._nb_init[p["var"]] |= set(self.resolve(p["fn"], rel))
+        out = set()
+        for caller, c, how in callers.get(fn, ()):
+            if how != "direct" or i >= len(c["args"]):
+                continue
+            a = c["args"][i].strip()
+            if a.startswith("&") and a[1:].strip() in self._nb_init:
+                out |= self._nb_init[a[1:].strip()]
+            elif a in caller.params:
+                got = self._passed_notifiers(caller, caller.params.index(a), callers, depth + 1)
+                out |= got or set()
+        return out
 
     def field_targets(self, typ, field):
         if typ and self.stored.get((typ, field)):
@@ -481,6 +558,7 @@ class Graph:
         by_name, resolve, stores_param = A.by_name, self.resolve, self.stores_param
         run_names = {f for f in A.names_called if RUN.match(f)}
         resolved = self._resolved
+        notify = []
         for fn in self.fns:
             d = fn.d
             rel = fn.file
@@ -525,11 +603,19 @@ class Graph:
                         callers[t].append((fn, c, "passed to %s()" % f))
             for fc in d.get("fcalls", ()):
                 typ = self.rtype(fn, fc["recv"])
-                targets, how = self.field_targets(typ, fc["field"])
                 call = {"f": "->" + fc["field"], "line": fc["line"], "col": fc["col"], "args": []}
+                if (typ, fc["field"]) == _NOTIFIER and len(fc["recv"]) == 1 \
+                        and fc["recv"][0] in fn.params:
+                    notify.append((fn, call, fn.params.index(fc["recv"][0])))
+                    continue
+                targets, how = self.field_targets(typ, fc["field"])
                 for t in targets:
                     callers[t].append((fn, call, how))
         tables.extend(self, MAX_FIELD_TARGETS)
+        for fn, call, i in notify:
+            targets = self._passed_notifiers(fn, i, callers)
+            for t in targets or ():
+                callers[t].append((fn, call, "notifier_block.notifier_call (passed by the callers)"))
         for rel, f in self.facts.items():
             for r in f["top_registrations"]:
                 for t in self.resolve(r["fn"], rel):

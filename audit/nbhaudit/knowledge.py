@@ -275,6 +275,23 @@ PROCESS_REGISTRATIONS = {
     "smp_call_function": ((0,), "IPI function (hardirq, IRQs off)"),
     "stop_machine": ((0,), "stop_machine() function (IRQs off)"),
 }
+# Interrupt handler registrations: argument index of the primary handler
+# and of the flags (None: the interrupt is never threaded). irqaction's
+# thread_fn runs under local_bh_disable() when the handler is force-threaded
+# (irq_forced_thread_fn(); on PREEMPT_RT without IRQs off), but
+# irq_setup_forced_threading() leaves alone a handler requested with one of
+# HARDIRQ_FLAGS, and a per-CPU or NMI handler is called from the flow
+# handler only: hard interrupt context on PREEMPT_RT too. A function that
+# passes its own parameters on to one of these is a registration as well.
+IRQ_REGISTRATIONS = {
+    "request_threaded_irq": (1, 3), "request_irq": (1, 2),
+    "request_any_context_irq": (1, 2),
+    "devm_request_threaded_irq": (2, 4), "devm_request_irq": (2, 3),
+    "devm_request_any_context_irq": (2, 3),
+    "request_percpu_irq": (1, None), "__request_percpu_irq": (1, None),
+    "request_nmi": (1, None), "request_percpu_nmi": (1, None),
+}
+HARDIRQ_FLAGS = re.compile(r"\bIRQF_(?:PERCPU|NO_THREAD|TIMER|ONESHOT)\b")
 # Notifier registrations whose chain is called from process context:
 # argument index of the notifier_block.
 PROCESS_NOTIFIERS = {
