@@ -196,6 +196,61 @@ def make_selftests(valdir):
               os.path.join(valdir, "selftests-6.1")], capture="stderr", check=True)
 
 
+def tab_table(path, fields):
+    """The lines of a tab-separated list (# comments, blank lines
+    skipped) as tuples of len(FIELDS) strings, the last one free text;
+    a line with fewer fields or an empty one is bad input."""
+    rows = []
+    for n, ln in enumerate(open(path), 1):
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        row = ln.rstrip("\n").split("\t", len(fields) - 1)
+        if len(row) != len(fields) or not all(f.strip() for f in row):
+            raise proc.BadInput(f"{path}:{n}: want {'<tab>'.join(fields)}")
+        rows.append(tuple(row))
+    return rows
+
+
+SELFTESTS_FAIL_EVERYWHERE = os.path.join(paths.REPO, "boot-tests", "selftests-fail-everywhere")
+SELFTESTS_DIFFER = os.path.join(paths.REPO, "boot-tests", "selftests-differ")
+
+
+def selftests_fail_everywhere():
+    """{selftest: reason}: the selftests that fail on every kernel."""
+    return dict(tab_table(SELFTESTS_FAIL_EVERYWHERE, ("SCRIPT", "reason")))
+
+
+def selftests_differ():
+    """{(selftest, series): (outcome, reason)}: the outcome a kernel
+    patched with SERIES (its directory name) must give where it differs
+    from the pristine kernel's by design (a feature the series leaves
+    out of that kernel)."""
+    out = {}
+    for name, series, outcome, reason in tab_table(
+            SELFTESTS_DIFFER, ("SCRIPT", "SERIES", "OUTCOME", "reason")):
+        if outcome not in ("pass", "fail", "skip"):
+            raise proc.BadInput(f"{SELFTESTS_DIFFER}: {name}: bad outcome {outcome!r}")
+        out[(name, series)] = (outcome, reason)
+    return out
+
+
+def selftests_mismatches(outcome, variants, series_of, allowed):
+    """[(selftest, variant, pristine, patched, wanted)] where the patched
+    kernel of a variant does not give the wanted outcome: the pristine
+    kernel's, or the one ALLOWED (selftests_differ()) names for the
+    series it was patched with (SERIES_OF: {variant: series name}).
+    OUTCOME: {Label: selftests_of()}."""
+    names = sorted({n for k in outcome for n in outcome[k]})
+    bad = []
+    for n in names:
+        for v in variants:
+            pristine, patched = (outcome[Label(kind, v)].get(n, ("none",))[0] for kind in KINDS)
+            want = allowed.get((n, series_of[v]), (pristine, ""))[0]
+            if patched != want:
+                bad.append((n, v, pristine, patched, want))
+    return bad
+
+
 def selftests_of(res):
     """{selftest: (outcome, reason)} of selftests.sh's lines."""
     out = {}
