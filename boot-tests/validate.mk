@@ -242,6 +242,18 @@ check-interleave-stack: progs
 		--title "6.1-RT, the stack without the softirq lock, BH sections interleaved" \
 		--must-pass --outdir $(OUT)/interleave-stack
 
+# The stack's rt-debug kernel (make check's) through every validation
+# test with RCU's boost priority left at the kernel's default
+# (CONFIG_RCU_KTHREAD_PRIO, 1 in Debian's rt-amd64) instead of the
+# rcutree.kthread_prio=40 of the other stress boots: whether a reader
+# preempted by the stress's SCHED_FIFO tasks inside a BH-disabled
+# section stalls a grace period (an RCU stall report fails the boot).
+.PHONY: validation-rcu-default
+validation-rcu-default: progs
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --rcu-default \
+		--kernels patched-rt-debug --rt-series $(SERIES_NO_BH_LOCK) \
+		--outdir $(OUT)/validation-rcu-default
+
 # The patched rt-debug kernel with the softirq lock (the two nested-BH
 # series, without linux-6.1-rt-no-bh-lock), through every validation
 # test. One more kernel build.

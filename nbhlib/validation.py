@@ -95,6 +95,7 @@ class Settings:
     timeout: int = 3600          # seconds per boot
     test_timeout: int = 900      # seconds per guest test
     stress: int = 0              # seconds per stress phase of a test (nbh.stress=)
+    rcu_boost: bool = True       # stress boots raise RCU's boost priority (RCU_BOOST)
 
 
 def check_progs(valdir, prog="udp-check"):
@@ -160,7 +161,7 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None,
                                           covlist=f"{GUEST_VALDIR}/{COVLIST}")
                        + tuple(append) + boot.params(patched=int(label.patched),
                                                      stress=settings.stress)
-                       + (RCU_BOOST if settings.stress else ()),
+                       + (RCU_BOOST if settings.stress and settings.rcu_boost else ()),
                        shares=(boot.Share("nbhval", settings.valdir),), nics=boot.HUB_NICS)
     res = boot.run(guest, f"validation-{name}", label=f"{label.kind}-{label.variant}",
                    echo=None, log=log)
