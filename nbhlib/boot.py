@@ -137,19 +137,13 @@ KERNEL_LABEL = re.compile(rf"^(pristine|patched)-({'|'.join(map(re.escape, paths
 def known_splats(path=KNOWN_SPLATS):
     """The entries of boot-tests/known-splats; BadInput when malformed."""
     known = []
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.rstrip("\n").split("\t")
-            if len(fields) != 4:
-                raise proc.BadInput(f"{path}:{n}: want 4 tab-separated fields")
-            kernels = tuple(fields[0].split(","))
-            bad = [k for k in kernels if not KERNEL_LABEL.match(k)]
-            if bad:
-                raise proc.BadInput(f"{path}:{n}: kernel '{bad[0]}' is not KIND-VARIANT "
-                                    f"(pristine or patched, then {'|'.join(paths.VARIANTS)})")
-            known.append(KnownSplat(kernels, *fields[1:]))
+    for n, fields in proc.tab_table(path, ("KERNELS", "FUNCTION", "FRAME", "reason")):
+        kernels = tuple(fields[0].split(","))
+        bad = [k for k in kernels if not KERNEL_LABEL.match(k)]
+        if bad:
+            raise proc.BadInput(f"{path}:{n}: kernel '{bad[0]}' is not KIND-VARIANT "
+                                f"(pristine or patched, then {'|'.join(paths.VARIANTS)})")
+        known.append(KnownSplat(kernels, *fields[1:]))
     return tuple(known)
 
 

@@ -27,6 +27,23 @@ class BadInput(Error):
     status = 2
 
 
+def tab_table(path, fields):
+    """The lines of a tab-separated list of the project (# comments and
+    blank lines skipped) as [(line number, tuple of len(FIELDS)
+    strings)]; a line with another number of fields or an empty one is
+    bad input."""
+    rows = []
+    with open(path) as f:
+        for n, ln in enumerate(f, 1):
+            if not ln.strip() or ln.startswith("#"):
+                continue
+            row = ln.rstrip("\n").split("\t")
+            if len(row) != len(fields) or not all(x.strip() for x in row):
+                raise BadInput(f"{path}:{n}: want {'<tab>'.join(fields)}")
+            rows.append((n, tuple(row)))
+    return rows
+
+
 class Failure(Error):
     """A command, a build or a check failed: exit 1."""
     status = 1

@@ -197,28 +197,13 @@ def make_selftests(valdir):
               os.path.join(valdir, "selftests-6.1")], capture="stderr", check=True)
 
 
-def tab_table(path, fields):
-    """The lines of a tab-separated list (# comments, blank lines
-    skipped) as tuples of len(FIELDS) strings, the last one free text;
-    a line with fewer fields or an empty one is bad input."""
-    rows = []
-    for n, ln in enumerate(open(path), 1):
-        if not ln.strip() or ln.startswith("#"):
-            continue
-        row = ln.rstrip("\n").split("\t", len(fields) - 1)
-        if len(row) != len(fields) or not all(f.strip() for f in row):
-            raise proc.BadInput(f"{path}:{n}: want {'<tab>'.join(fields)}")
-        rows.append(tuple(row))
-    return rows
-
-
 SELFTESTS_FAIL_EVERYWHERE = os.path.join(paths.REPO, "boot-tests", "selftests-fail-everywhere")
 SELFTESTS_DIFFER = os.path.join(paths.REPO, "boot-tests", "selftests-differ")
 
 
 def selftests_fail_everywhere():
     """{selftest: reason}: the selftests that fail on every kernel."""
-    return dict(tab_table(SELFTESTS_FAIL_EVERYWHERE, ("SCRIPT", "reason")))
+    return dict(row for _, row in proc.tab_table(SELFTESTS_FAIL_EVERYWHERE, ("SCRIPT", "reason")))
 
 
 def selftests_differ():
@@ -227,7 +212,7 @@ def selftests_differ():
     from the pristine kernel's by design (a feature the series leaves
     out of that kernel)."""
     out = {}
-    for name, series, outcome, reason in tab_table(
+    for _, (name, series, outcome, reason) in proc.tab_table(
             SELFTESTS_DIFFER, ("SCRIPT", "SERIES", "OUTCOME", "reason")):
         if outcome not in ("pass", "fail", "skip"):
             raise proc.BadInput(f"{SELFTESTS_DIFFER}: {name}: bad outcome {outcome!r}")
