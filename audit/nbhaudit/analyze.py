@@ -662,6 +662,12 @@ class Audit:
             active = {f for f in self.names_called if _effect(f)}
             for fn in self.fns:
                 fn.has_effect = not fn.names.isdisjoint(active)
+        primary = self.graph.stored.get(irqctx.PRIMARY, ()) if self.graph is not None else ()
+
+        def no_edge(t, c):
+            # a chain of known context, or a primary interrupt handler
+            # called through irqaction.handler: IRQs off (irqctx.py)
+            return irqctx.chain_head(c) or (c["f"] == irqctx.PRIMARY_CALL and t in primary)
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):
@@ -676,7 +682,7 @@ class Audit:
             else:
                 calls = [(t, c) for c in fn.calls for t, _ in self._direct(fn, c)]
             for t, c in calls:
-                if irqctx.chain_head(c):
+                if no_edge(t, c):
                     continue
                 snap = state_at(fn, c["line"], c.get("col", 0))
                 if snap.bh:
@@ -692,7 +698,7 @@ class Audit:
         while queue:
             fn = queue.popleft()
             for t, c in self.callees(fn):
-                if t.id not in parent and not irqctx.chain_head(c):
+                if t.id not in parent and not no_edge(t, c):
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent

@@ -24,11 +24,24 @@ IRQs off and the other CPUs stopped.  That call is no softirq edge
 on the head (*_notifier_chain_register(&head, &nb)) are roots of their
 own.  Without it every notifier of every chain (notifier_call_chain()
 calls nb->notifier_call) was reached from any softirq entry that can
-panic."""
+panic.
+
+Primary interrupt handlers (irqaction.handler, PRIMARY below) run with
+IRQs off: a call through irqaction.handler is no softirq edge, though a
+tasklet runs the flow handler that makes it (resend_irqs())."""
 
 import re
 
 from . import knowledge as K
+
+# Primary interrupt handlers: the targets of irqaction.handler, called by
+# the flow handlers (__handle_irq_event_percpu()) with IRQs off, also when
+# a tasklet runs the flow handler (resend_irqs(): local_irq_disable()).
+# A call through it is no softirq edge.  A handler that is force-threaded
+# runs as irqaction.thread_fn too, under irq_forced_thread_fn()'s
+# local_bh_disable(): that edge stays.
+PRIMARY = ("irqaction", "handler")
+PRIMARY_CALL = "->handler"
 
 # Calls that give a timer its mode: argument index of the mode (-1: the
 # last), whether the call decides it (init) or only repeats it (start).
