@@ -16,7 +16,7 @@ class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
                  "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect",
-                 "unmatched", "names", "d")
+                 "unmatched", "names", "d", "bh_drop")
 
     def __init__(self, rel, d, dead):
         self.d = d              # the facts of the function, as extracted
@@ -39,6 +39,7 @@ class Fn:
         self.irq_blocks = d.get("irq_blocks", [])
         self.snaps = None
         self.unmatched = ()
+        self.bh_drop = None
 
     def where(self):
         return "%s:%d" % (self.file, self.line)
@@ -215,6 +216,49 @@ def snapshots(fn):
         fn.snaps = (keys, snaps)
         fn.unmatched = unmatched
     return fn.snaps
+
+
+def bh_dropped(fn):
+    """Spans ((line, col) of an unlock, of the next lock or None) where
+    fn runs with its caller's BH section dropped: a release of a section
+    fn did not take, made before fn takes any itself or again after such
+    a span, up to the BH lock call that takes it again (__lock_sock()
+    drops sk_lock.slock around schedule(); an unlock helper to its end).
+    A release after fn took a section of its own is that section's (one
+    per branch); an early-exit release of its caller's section leaves no
+    span (where the exit path ends is not followed)."""
+    if fn.bh_drop is not None:
+        return fn.bh_drop
+    spans, start, depth, own = [], None, 0, False
+    for c in fn.calls:
+        for kind, op in _effect(c["f"]):
+            if kind != "bh":
+                continue
+            key = (c["line"], c.get("col", 0))
+            if op == "push":
+                if start is not None:
+                    spans.append((start, key))
+                    start = None
+                else:
+                    depth += 1
+                    own = True
+            elif c.get("exits"):
+                if not depth and start is None and (spans or not own):
+                    fn.bh_drop = []
+                    return fn.bh_drop
+            elif depth:
+                depth -= 1
+            elif start is None and (spans or not own):
+                start = key
+    if start is not None:
+        spans.append((start, None))
+    fn.bh_drop = spans
+    return spans
+
+
+def _in_spans(spans, c):
+    key = (c["line"], c.get("col", 0))
+    return any(a < key and (b is None or key < b) for a, b in spans)
 
 
 def state_at(fn, line, col=0):
@@ -673,6 +717,15 @@ class Audit:
         for fid, (fn, reason) in sorted(self.entries.items()):
             parent[fid] = (None, reason)
             queue.append(fn)
+        # what the softirq entries reach: there an unlock of the caller's
+        # BH lock leaves BH disabled (in_softirq())
+        softirq = set(parent)
+        todo = list(queue)
+        while todo:
+            for t, c in self.callees(todo.pop()):
+                if t.id not in softirq and not no_edge(t, c):
+                    softirq.add(t.id)
+                    todo.append(t)
         seeds = []
         for fn in self.fns:
             if not fn.has_effect:
@@ -697,8 +750,10 @@ class Audit:
                 queue.append(t)
         while queue:
             fn = queue.popleft()
+            drop = () if fn.id in softirq else bh_dropped(fn)
             for t, c in self.callees(fn):
-                if t.id not in parent and not no_edge(t, c):
+                if t.id not in parent and not no_edge(t, c) and \
+                        not (drop and _in_spans(drop, c)):
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent
