@@ -226,7 +226,9 @@ def bh_dropped(fn):
     drops sk_lock.slock around schedule(); an unlock helper to its end).
     A release after fn took a section of its own is that section's (one
     per branch); an early-exit release of its caller's section leaves no
-    span (where the exit path ends is not followed)."""
+    span (where the exit path ends is not followed).  reachability() does
+    not apply the spans in a function a softirq entry reaches by direct
+    calls."""
     if fn.bh_drop is not None:
         return fn.bh_drop
     spans, start, depth, own = [], None, 0, False
@@ -717,13 +719,16 @@ class Audit:
         for fid, (fn, reason) in sorted(self.entries.items()):
             parent[fid] = (None, reason)
             queue.append(fn)
-        # what the softirq entries reach: there an unlock of the caller's
-        # BH lock leaves BH disabled (in_softirq())
+        # what the softirq entries reach by direct calls: there an unlock
+        # of the caller's BH lock leaves BH disabled (in_softirq()).  Not
+        # through function pointers, whose targets are over-approximated
+        # (clip_start_xmit() -> vcc->send() reached sigd_send() ->
+        # lock_sock() -> __lock_sock())
         softirq = set(parent)
         todo = list(queue)
         while todo:
             for t, c in self.callees(todo.pop()):
-                if t.id not in softirq and not no_edge(t, c):
+                if t.id not in softirq and c["f"] == t.name and not no_edge(t, c):
                     softirq.add(t.id)
                     todo.append(t)
         seeds = []
