@@ -16,7 +16,7 @@ class Fn:
     __slots__ = ("file", "name", "line", "end", "static", "init", "params",
                  "calls", "field_calls", "protos", "local_cpu", "dead",
                  "snaps", "lexical", "id", "irq_blocks", "edges", "has_effect",
-                 "unmatched", "names", "d")
+                 "unmatched", "names", "d", "bh_drop")
 
     def __init__(self, rel, d, dead):
         self.d = d              # the facts of the function, as extracted
@@ -39,6 +39,7 @@ class Fn:
         self.irq_blocks = d.get("irq_blocks", [])
         self.snaps = None
         self.unmatched = ()
+        self.bh_drop = None
 
     def where(self):
         return "%s:%d" % (self.file, self.line)
@@ -215,6 +216,51 @@ def snapshots(fn):
         fn.snaps = (keys, snaps)
         fn.unmatched = unmatched
     return fn.snaps
+
+
+def bh_dropped(fn):
+    """Spans ((line, col) of an unlock, of the next lock or None) where
+    fn runs with its caller's BH section dropped: a release of a section
+    fn did not take, made before fn takes any itself or again after such
+    a span, up to the BH lock call that takes it again (__lock_sock()
+    drops sk_lock.slock around schedule(); an unlock helper to its end).
+    A release after fn took a section of its own is that section's (one
+    per branch); an early-exit release of its caller's section leaves no
+    span (where the exit path ends is not followed).  reachability() does
+    not apply the spans in a function a softirq entry reaches by direct
+    calls."""
+    if fn.bh_drop is not None:
+        return fn.bh_drop
+    spans, start, depth, own = [], None, 0, False
+    for c in fn.calls:
+        for kind, op in _effect(c["f"]):
+            if kind != "bh":
+                continue
+            key = (c["line"], c.get("col", 0))
+            if op == "push":
+                if start is not None:
+                    spans.append((start, key))
+                    start = None
+                else:
+                    depth += 1
+                    own = True
+            elif c.get("exits"):
+                if not depth and start is None and (spans or not own):
+                    fn.bh_drop = []
+                    return fn.bh_drop
+            elif depth:
+                depth -= 1
+            elif start is None and (spans or not own):
+                start = key
+    if start is not None:
+        spans.append((start, None))
+    fn.bh_drop = spans
+    return spans
+
+
+def _in_spans(spans, c):
+    key = (c["line"], c.get("col", 0))
+    return any(a < key and (b is None or key < b) for a, b in spans)
 
 
 def state_at(fn, line, col=0):
@@ -662,11 +708,29 @@ class Audit:
             active = {f for f in self.names_called if _effect(f)}
             for fn in self.fns:
                 fn.has_effect = not fn.names.isdisjoint(active)
+        primary = self.graph.stored.get(irqctx.PRIMARY, ()) if self.graph is not None else ()
+
+        def no_edge(t, c):
+            # a chain of known context, or a primary interrupt handler
+            # called through irqaction.handler: IRQs off (irqctx.py)
+            return irqctx.chain_head(c) or (c["f"] == irqctx.PRIMARY_CALL and t in primary)
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):
             parent[fid] = (None, reason)
             queue.append(fn)
+        # what the softirq entries reach by direct calls: there an unlock
+        # of the caller's BH lock leaves BH disabled (in_softirq()).  Not
+        # through function pointers, whose targets are over-approximated
+        # (clip_start_xmit() -> vcc->send() reached sigd_send() ->
+        # lock_sock() -> __lock_sock())
+        softirq = set(parent)
+        todo = list(queue)
+        while todo:
+            for t, c in self.callees(todo.pop()):
+                if t.id not in softirq and c["f"] == t.name and not no_edge(t, c):
+                    softirq.add(t.id)
+                    todo.append(t)
         seeds = []
         for fn in self.fns:
             if not fn.has_effect:
@@ -676,7 +740,7 @@ class Audit:
             else:
                 calls = [(t, c) for c in fn.calls for t, _ in self._direct(fn, c)]
             for t, c in calls:
-                if irqctx.chain_head(c):
+                if no_edge(t, c):
                     continue
                 snap = state_at(fn, c["line"], c.get("col", 0))
                 if snap.bh:
@@ -691,8 +755,10 @@ class Audit:
                 queue.append(t)
         while queue:
             fn = queue.popleft()
+            drop = () if fn.id in softirq else bh_dropped(fn)
             for t, c in self.callees(fn):
-                if t.id not in parent and not irqctx.chain_head(c):
+                if t.id not in parent and not no_edge(t, c) and \
+                        not (drop and _in_spans(drop, c)):
                     parent[t.id] = ((fn, c), None)
                     queue.append(t)
         self.parent = parent

@@ -423,7 +423,8 @@ class Graph:
                         flags = None
                     elif reg[1] < 0 or reg[1] >= len(c["args"]):
                         flags = -1
-                    elif K.HARDIRQ_FLAGS.search(c["args"][reg[1]]):
+                    elif K.HARDIRQ_FLAGS.search(c["args"][reg[1]]) or \
+                            self._hardirq_local(fn, c["args"][reg[1]].strip(), c):
                         flags = None
                     else:
                         words = set(re.findall(r"\w+", c["args"][reg[1]]))
@@ -441,6 +442,25 @@ class Graph:
                     for t in self.resolve(h, fn.file):
                         (hard if flags is None else soft).add(t)
         return hard - soft
+
+    def _hardirq_local(self, fn, arg, c):
+        """Is the flags argument arg of call c a local variable of fn
+        whose every assignment before c (its initializer included) names
+        one of HARDIRQ_FLAGS (x86's setup_default_timer_irq(): flags =
+        IRQF_NOBALANCING | IRQF_IRQPOLL | IRQF_TIMER)?  A compound
+        assignment other than |=, or the variable's address taken, leaves
+        it unknown; |= adds to what an assignment gave."""
+        if not re.fullmatch(r"[A-Za-z_]\w*", arg) or arg in fn.params:
+            return False
+        t, ext = self._body(fn)
+        if not ext:
+            return False
+        code = t.code[ext[0]:min(ext[1], t.offset(c["line"], c.get("col", 0)))]
+        v = r"(?<![\w.>])%s\b" % re.escape(arg)      # not a member of the same name
+        if re.search(r"[(,=]\s*&\s*%s|%s\s*(?:[-+*/%%^&]|<<|>>)=" % (v, v), code):
+            return False
+        plain = [m.group(1) for m in re.finditer(r"%s\s*=(?!=)([^;]*);" % v, code)]
+        return bool(plain) and all(K.HARDIRQ_FLAGS.search(x) for x in plain)
 
     def _passed_notifiers(self, fn, i, callers, depth=0):
         """The callbacks of the notifier_blocks fn's callers pass as its

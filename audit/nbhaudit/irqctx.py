@@ -24,11 +24,24 @@ IRQs off and the other CPUs stopped.  That call is no softirq edge
 on the head (*_notifier_chain_register(&head, &nb)) are roots of their
 own.  Without it every notifier of every chain (notifier_call_chain()
 calls nb->notifier_call) was reached from any softirq entry that can
-panic."""
+panic.
+
+Primary interrupt handlers (irqaction.handler, PRIMARY below) run with
+IRQs off: a call through irqaction.handler is no softirq edge, though a
+tasklet runs the flow handler that makes it (resend_irqs())."""
 
 import re
 
 from . import knowledge as K
+
+# Primary interrupt handlers: the targets of irqaction.handler, called by
+# the flow handlers (__handle_irq_event_percpu()) with IRQs off, also when
+# a tasklet runs the flow handler (resend_irqs(): local_irq_disable()).
+# A call through it is no softirq edge.  A handler that is force-threaded
+# runs as irqaction.thread_fn too, under irq_forced_thread_fn()'s
+# local_bh_disable(): that edge stays.
+PRIMARY = ("irqaction", "handler")
+PRIMARY_CALL = "->handler"
 
 # Calls that give a timer its mode: argument index of the mode (-1: the
 # last), whether the call decides it (init) or only repeats it (start).
@@ -185,8 +198,14 @@ class Chains:
     *_notifier_chain_register(&head, &nb) with nb a notifier_block whose
     .notifier_call is known, directly or through a wrapper that passes
     its parameter (register_module_notifier(nb)), up to two wrappers
-    deep.  A head with one registration not resolved so (a member, an
-    array, a caller passing something else) keeps every notifier."""
+    deep, or nb a member of a structure whose notifier_call the file
+    registering it stores (&priv->netevent_nb, with
+    priv->netevent_nb.notifier_call = f).  The same for a wrapper of the
+    call (call_netevent_notifiers() -> atomic_notifier_call_chain(
+    &netevent_notif_chain, ..)): the call in the wrapper is resolved.
+    A head with one registration not resolved so (an array, a member
+    the file does not store, a caller passing something else) keeps
+    every notifier."""
 
     DEPTH = 2
 
@@ -208,6 +227,7 @@ class Chains:
                     if re.fullmatch(r"\w+", head):
                         self.regs.setdefault(head, []).append((fn, c, _norm(c["args"][1])))
         self.memo = {}
+        self.members = None     # member name -> file -> callbacks stored there
         # the chain calls made in the audited files
         self.calls = {n for n in audit.names_called if K.CHAIN_CALLS.match(n)}
 
@@ -232,7 +252,7 @@ class Chains:
 
     def _blocks(self, fn, nb, depth):
         if not re.fullmatch(r"\w+", nb):
-            return None
+            return self._member_blocks(fn, nb)
         if nb in fn.params:
             if not depth:
                 return None
@@ -252,3 +272,25 @@ class Chains:
         if not ps:
             return None
         return [t for rel, p in ps for t in self.audit.resolve(p["fn"], rel)]
+
+    def _member_blocks(self, fn, nb):
+        """The callbacks of a block that is a member of a structure
+        (&mlxsw_sp->router->netevent_nb): those fn's file stores in
+        <member>.notifier_call (x->router->netevent_nb.notifier_call =
+        f), else None."""
+        if not re.fullmatch(r"\w+(?:(?:->|\.)\w+)+", nb):
+            return None
+        if self.members is None:
+            self.members = {}
+            for g in self.audit.fns:
+                dead = self.audit.dead.get(g.file, ())
+                for s in g.d.get("stores", ()):
+                    if s["field"] == "notifier_call" and len(s["recv"]) > 1 and \
+                            s["line"] not in dead:
+                        self.members.setdefault(s["recv"][-1], {}).setdefault(
+                            g.file, []).extend(self.audit.resolve(s["value"], g.file))
+        out = []
+        for t in self.members.get(_last(nb), {}).get(fn.file, ()):
+            if t not in out:
+                out.append(t)
+        return out or None
