@@ -83,8 +83,12 @@ def lock_inits(patches):
     """{(file, member): name}: the lockdep names of the locks PATCHES
     initialise with local_lock_init() (the argument as written:
     "&cell->bh_lock"), spaces removed and commas made semicolons (the
-    list separates locks with commas)."""
-    inits, path = {}, None
+    list separates locks with commas).
+
+    Two files that initialise locks under one name give lockdep two
+    classes of that name, which contention-check (it counts by name)
+    would merge: BadInput naming both."""
+    inits, path, where = {}, None, {}
     for p in patches:
         for line in p.text.splitlines():
             if line.startswith("+++ "):
@@ -92,8 +96,13 @@ def lock_inits(patches):
             elif line.startswith("+") and path:
                 m = INIT_LOCK.search(line)
                 if m:
-                    inits[path, member(m.group(1))] = \
-                        re.sub(r"\s+", "", m.group(1)).replace(",", ";")
+                    name = re.sub(r"\s+", "", m.group(1)).replace(",", ";")
+                    inits[path, member(m.group(1))] = name
+                    other = where.setdefault(name, path)
+                    if other != path:
+                        raise proc.BadInput(
+                            f"lock name {name} initialised in {other} and in {path} ({p.name}):"
+                            " lockdep and contention-check cannot tell the two apart")
     return inits
 
 
