@@ -5,6 +5,10 @@
  *
  *   xdp-redirect MODE IN TARGET SECONDS
  *
+ * IN may name several devices, IN1,IN2,...: the XDP modes attach the one
+ * program, with its maps, to each (two devices' receive paths redirecting
+ * into the same cpumap entries, whose bulk queues are per entry and CPU).
+ *
  *   cpumap[-generic]   XDP on IN redirects into a cpumap spread over all
  *                      CPUs; a cpumap program passes frames to the stack
  *   devmap[-generic]   XDP on IN redirects through a devmap to TARGET
@@ -62,7 +66,10 @@ static const char *const counter_names[] = {
 
 static volatile sig_atomic_t stop;
 static struct redirect_bpf *skel;
+#define MAX_IN 4
 static unsigned int in_ifindex, target_ifindex;
+static unsigned int in_ifindexes[MAX_IN];
+static int nr_in;
 static long xsk_received, live_frames;
 static double bench_until;
 static int nr_cpus;
@@ -81,8 +88,28 @@ static void on_signal(int sig)
 
 static void attach_xdp(int prog_fd, __u32 flags)
 {
-	if (bpf_xdp_attach(in_ifindex, prog_fd, flags, NULL))
-		fail("attach XDP program");
+	for (int i = 0; i < nr_in; i++)
+		if (bpf_xdp_attach(in_ifindexes[i], prog_fd, flags, NULL))
+			fail("attach XDP program");
+}
+
+/* IN: one device, or up to MAX_IN separated by commas; 0 on a bad name. */
+static int parse_in(const char *arg)
+{
+	char buf[256], *save, *name;
+
+	if (strlen(arg) >= sizeof(buf))
+		return 0;
+	strcpy(buf, arg);
+	for (name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		if (nr_in == MAX_IN || !(in_ifindexes[nr_in] = if_nametoindex(name))) {
+			fprintf(stderr, "xdp-redirect: no such interface %s (or more than %d)\n",
+				name, MAX_IN);
+			return 0;
+		}
+		nr_in++;
+	}
+	return nr_in;
 }
 
 static void setup_cpumap(void)
@@ -274,11 +301,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	mode = argv[1];
-	in_ifindex = if_nametoindex(argv[2]);
+	if (!parse_in(argv[2]))
+		return 1;
+	in_ifindex = in_ifindexes[0];
 	target_ifindex = if_nametoindex(argv[3]);
 	seconds = atof(argv[4]);
-	if (!in_ifindex || !target_ifindex) {
-		fprintf(stderr, "xdp-redirect: no such interface %s or %s\n", argv[2], argv[3]);
+	if (!target_ifindex) {
+		fprintf(stderr, "xdp-redirect: no such interface %s\n", argv[3]);
+		return 1;
+	}
+	if (nr_in > 1 && (!strncmp(mode, "tc-", 3) || !strcmp(mode, "xsk") ||
+			  !strcmp(mode, "live") || !strcmp(mode, "bench"))) {
+		fprintf(stderr, "xdp-redirect: mode %s takes one device, not %s\n", mode, argv[2]);
 		return 1;
 	}
 	nr_cpus = libbpf_num_possible_cpus();
@@ -371,7 +405,8 @@ int main(int argc, char **argv)
 	if (is_tc)
 		detach_tc();
 	else if (strcmp(mode, "live"))
-		bpf_xdp_detach(in_ifindex, flags, NULL);
+		for (int i = 0; i < nr_in; i++)
+			bpf_xdp_detach(in_ifindexes[i], flags, NULL);
 	redirect_bpf__destroy(skel);
 	return 0;
 }
