@@ -213,4 +213,25 @@ RIVAL="ip netns exec xs $PROGS/udp-check send 10.22.0.2 9411 1000000000 600 0 10
 	stress "XDP devmap redirect into x2's bulk queue (net_device.xdp_bulkq), preempted on CPU 0" \
 	ip netns exec xs "$PROGS/udp-check" send 10.21.0.2 9410 1000000000 600
 check "the stress phase's XDP programs detach cleanly" stop_loaders
+
+# The cpumap leg under stress: one cpumap program on x1 and x5 at once
+# (one map), so that the senders' NAPI poll of x1 and the rival NAPI
+# thread of x5, both on CPU 0, enqueue into the same entries' bulk
+# queues of CPU 0 (xdp_bulk_queue: bq_enqueue(), bq_flush_to_queue()).
+# A bulk queue is per cpumap entry and CPU: two maps would share none.
+if ((STRESS)); then
+	start_loader xr cpumap x1,x5 x2 /tmp/xdp.cpustress.log
+fi
+RIVAL="ip netns exec xs $PROGS/udp-check send 10.22.0.2 9413 1000000000 600 0 10000" \
+	stress "XDP cpumap redirect into the cpumap entries' bulk queues (xdp_bulk_queue), preempted on CPU 0" \
+	ip netns exec xs "$PROGS/udp-check" send 10.21.0.2 9412 1000000000 600
+check "the cpumap stress phase's XDP program detaches cleanly" stop_loaders
+cpumap_stressed() {
+	at_least "frames into the cpumap" "$(counter /tmp/xdp.cpustress.log cpumap)" 1 &&
+		at_least "frames through the cpumap program" \
+			"$(counter /tmp/xdp.cpustress.log cpumap_prog)" 1
+}
+if ((STRESS)); then
+	check "the cpumap stress phase carried frames through the cpumap" cpumap_stressed
+fi
 finish
