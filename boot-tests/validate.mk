@@ -24,7 +24,7 @@ VAL_OVS := $(WORK)/val/ovs
 DEBIAN_PACKAGES += clang llvm libbpf-dev bpftool iptables nftables util-linux
 
 VAL_BINS := udp-check tcp-md5 tcp-tw-ack syn-rst srh-sniff xdp-redirect tun-xdp bh-latency \
-	preempt-pair frame-send can-flood tap-frags route6-race
+	preempt-pair frame-send can-flood tap-frags route6-race alg-hash
 # Python programs the guest runs with the host's /usr/bin/python3.
 VAL_PY := ovs-execute.py mptcp-transfer.py
 VAL_BPF := redirect.bpf.o csum.bpf.o seg6.bpf.o qdisc.bpf.o

@@ -24,6 +24,8 @@ TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-rec
          # the second series (generated-patches/linux-6.1-beyond)
          "tc-stats", "tc-frag-mirred", "nfcan", "vxlan", "seg6-hmac", "ipcomp", "ovs",
          "mptcp",
+         # outside net/: cryptd's per-CPU request queue (linux-6.1-beyond)
+         "cryptd",
          # IPv6 per-CPU route copies: a check-then-act the audit took as atomic
          "ipv6-pcpu-route")
 KINDS = ("pristine", "patched")
