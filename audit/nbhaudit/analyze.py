@@ -228,7 +228,7 @@ def bh_dropped(fn):
     per branch); an early-exit release of its caller's section leaves no
     span (where the exit path ends is not followed).  reachability() does
     not apply the spans in a function a softirq entry reaches by direct
-    calls."""
+    calls, unless the function sleeps in one (sleeps_dropped())."""
     if fn.bh_drop is not None:
         return fn.bh_drop
     spans, start, depth, own = [], None, 0, False
@@ -256,6 +256,15 @@ def bh_dropped(fn):
         spans.append((start, None))
     fn.bh_drop = spans
     return spans
+
+
+def sleeps_dropped(fn):
+    """Does fn sleep (knowledge.SLEEPING_CALLS) inside a span where its
+    caller's BH section is dropped (bh_dropped())?  Then it never runs
+    in softirq."""
+    spans = bh_dropped(fn)
+    return bool(spans) and any(c["f"] in K.SLEEPING_CALLS and _in_spans(spans, c)
+                               for c in fn.calls)
 
 
 def _in_spans(spans, c):
@@ -755,7 +764,7 @@ class Audit:
                 queue.append(t)
         while queue:
             fn = queue.popleft()
-            drop = () if fn.id in softirq else bh_dropped(fn)
+            drop = bh_dropped(fn) if fn.id not in softirq or sleeps_dropped(fn) else ()
             for t, c in self.callees(fn):
                 if t.id not in parent and not no_edge(t, c) and \
                         not (drop and _in_spans(drop, c)):

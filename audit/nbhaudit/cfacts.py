@@ -892,6 +892,10 @@ _MACRO_PARAM = re.compile(r"(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b)\s*)*,
 _MEMBER = re.compile(r"(?:struct|union)\s+(\w+)\s*(?:(?:\*|\bconst\b|__rcu|__percpu)\s*)*"
                      r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?(?:__\w+(?:\([^)]*\))?\s*)*;")
 _PTYPE = re.compile(r"\bBPF_PROG_TYPE_[A-Z0-9_]+\b")
+# an anonymous structure or union inside another, and the name of the
+# member it declares ("} element;", "} u[2];")
+_ANON = re.compile(r"\b(?:struct|union)\s*\{")
+_ANON_NAME = re.compile(r"\s*(?:__\w+(?:\([^)]*\))?\s*)*([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;")
 _EXPORT = re.compile(r"EXPORT_(?:SYMBOL|SYMBOL_GPL|SYMBOL_NS|SYMBOL_NS_GPL|PER_CPU_SYMBOL\w*)"
                      r"\s*\(\s*(\w+)")
 
@@ -931,6 +935,32 @@ _MEMBER_SEP = re.compile(r"\s*(?:->|\.)\s*")
 
 def split_chain(s):
     return [x for x in _MEMBER_SEP.split(s.strip()) if x]
+
+
+def _aggregate(t, code, name, b, e, members):
+    """members[name] = {member: struct type} for the aggregate whose
+    braces are at b and e. The members of a nested aggregate are also
+    its own (flattened), as before; a named member of an anonymous one
+    (struct ib_event's "union { struct ib_qp *qp; ... } element;") gets
+    a type of its own, "ib_event::element", holding only that
+    aggregate's members: event->element.qp is a struct ib_qp whatever
+    other "qp" members the outer structure has."""
+    got = {mm.group(2): mm.group(1) for mm in word_finditer(_MEMBER, code, b + 1, e)}
+    pos = b + 1
+    while True:
+        am = _ANON.search(code, pos, e)
+        if not am:
+            break
+        ae = t.match(am.end() - 1)
+        if ae < 0 or ae > e:
+            break
+        nm = _ANON_NAME.match(code, ae + 1, e)
+        if nm:
+            sub = "%s::%s" % (name, nm.group(1))
+            got[nm.group(1)] = sub
+            _aggregate(t, code, sub, am.end() - 1, ae, members)
+        pos = ae + 1
+    members[name] = got
 
 
 def typed_facts(t, facts):
@@ -985,9 +1015,8 @@ def typed_facts(t, facts):
     for m in word_finditer(_STRUCT, code):
         b = m.end() - 1
         e = t.match(b)
-        if e > 0:
-            members.setdefault(m.group(2), {mm.group(2): mm.group(1)
-                                            for mm in word_finditer(_MEMBER, code, b + 1, e)})
+        if e > 0 and m.group(2) not in members:
+            _aggregate(t, code, m.group(2), b, e, members)
     facts["members"] = members
     facts["ptypes"] = sorted(set(_PTYPE.findall(code))) if ptypes else []
     facts["exported"] = (sorted({m.group(1) for m in word_finditer(_EXPORT, code)})
