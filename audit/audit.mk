@@ -57,9 +57,11 @@ RT_QUEUE ?= $(WORK)/rt-queue/6.1
 RT_CONFIG_BUILD ?= $(WORK)/build/6.1-rt-debian-rt-amd64
 RT_CONFIG_REPORT = $(AUDIT_OUT)/audit-6.1-rt-amd64
 
+# Its counts go to results/audit-rt-config.json, which the README quotes.
 .PHONY: audit-rt-config
 audit-rt-config:
 	mkdir -p $(AUDIT_OUT)
+	echo $$(date +%s) > $(RT_CONFIG_REPORT).started
 	test -f $(RT_QUEUE)/config/defines || scripts/fetch-rt-queue --series 6.1 \
 		--version "$$(cat $(RT_QUEUE)/VERSION)" --dest $(RT_QUEUE)
 	scripts/debian-config --queue $(RT_QUEUE) --tree $(TREE_61_RT) --out $(RT_CONFIG_BUILD) \
@@ -67,3 +69,6 @@ audit-rt-config:
 	$(NBH_AUDIT) --tree $(TREE_61_RT) --build $(RT_CONFIG_BUILD) \
 		--json $(RT_CONFIG_REPORT).json --text $(RT_CONFIG_REPORT).txt \
 		--html $(RT_CONFIG_REPORT).html
+	scripts/record-results audit-rt-config --from $(RT_CONFIG_REPORT).json \
+		--target "make audit-rt-config" --started "$$(cat $(RT_CONFIG_REPORT).started)" \
+		--about "$$(sed -n '1s/^# //p' $(RT_CONFIG_REPORT).config.txt)"

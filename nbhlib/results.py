@@ -1,0 +1,228 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Results files: what a named target measured, and on what.
+
+A target that produces figures for the README ends by handing its own
+output to scripts/record-results, which keeps the figures and what they
+were measured on in results/NAME.json:
+
+  {"schema": 1, "name": NAME, "target": "make bench-latency",
+   "date": "2026-12-07T13:10:00Z", "wall_s": 3120,
+   "repository": {"commit": SHA, "dirty": false},
+   "trees": {"6.1": "6.1.192", ...}, "inputs": {...}, "figures": {...}}
+
+"inputs" says what the figures are of (series, kernels, settings) and
+"figures" holds the numbers, both taken from the target's output by the
+kind's extract(). render() turns a record into the Markdown block that
+the README quotes between
+
+  <!-- results NAME -->
+  ...
+  <!-- end results NAME -->
+
+and scripts/readme-figures fails when a block differs from what its
+results file renders: the README can only say what a run measured.
+This module is the one reader and writer of results files.
+"""
+import datetime
+import json
+import os
+import re
+
+from . import paths, proc
+
+SCHEMA = 1
+DIR = os.path.join(paths.REPO, "results")
+NAME = re.compile(r"[a-z0-9][a-z0-9.-]*\Z")
+
+
+def path(name, directory=DIR):
+    if not NAME.match(name):
+        raise proc.BadInput(f"results name {name!r}: lowercase letters, digits, '.' and '-' only")
+    return os.path.join(directory, name + ".json")
+
+
+def repository():
+    """The commit the toolkit ran at, and whether files other than the
+    results files differed from it."""
+    head = proc.git(["rev-parse", "HEAD"], repo=paths.REPO, check=False)
+    status = proc.git(["status", "--porcelain", "--untracked-files=no", "--", ".",
+                       ":(exclude)results"], repo=paths.REPO, check=False)
+    return {"commit": head.out.strip() if head.rc == 0 else "unknown",
+            "dirty": bool(status.out.strip()) if status.rc == 0 else True}
+
+
+def tree_versions():
+    """The pristine version of every kernel tree of the work directory."""
+    found = {}
+    for t in paths.TREES:
+        try:
+            with open(os.path.join(paths.tree_dir(t), ".git", "nbh-pristine-version")) as f:
+                found[t] = f.read().strip()
+        except OSError:
+            pass
+    return found
+
+
+def record(name, target, inputs, figures, started=None, now=None):
+    """A results record; STARTED (seconds since the epoch) gives wall_s."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    rec = {"schema": SCHEMA, "name": name, "target": target,
+           "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "wall_s": round(now.timestamp() - started) if started else None,
+           "repository": repository(), "trees": tree_versions(),
+           "inputs": inputs, "figures": figures}
+    return rec
+
+
+def write(rec, directory=DIR):
+    os.makedirs(directory, exist_ok=True)
+    proc.write_atomic(path(rec["name"], directory), json.dumps(rec, indent=1, sort_keys=True) + "\n")
+
+
+def read(name, directory=DIR):
+    """The record of NAME; BadInput naming the problem if it is missing
+    or not a results record of this schema."""
+    p = path(name, directory)
+    try:
+        with open(p) as f:
+            rec = json.load(f)
+    except OSError as e:
+        raise proc.BadInput(f"{p}: {e.strerror}")
+    except ValueError as e:
+        raise proc.BadInput(f"{p}: not JSON ({e})")
+    if not isinstance(rec, dict) or rec.get("schema") != SCHEMA or rec.get("name") != name:
+        raise proc.BadInput(f"{p}: not a schema-{SCHEMA} results record named {name}")
+    for key in ("target", "date", "repository", "inputs", "figures"):
+        if key not in rec:
+            raise proc.BadInput(f"{p}: no {key!r}")
+    return rec
+
+
+def provenance(rec):
+    """The line under every block: when, by which command, at which commit."""
+    repo = rec["repository"]
+    commit = repo["commit"][:12] + (" with local changes" if repo.get("dirty") else "")
+    trees = ", ".join(f"{k} {v}" for k, v in rec.get("trees", {}).items()) or "none recorded"
+    wall = f", {rec['wall_s']} s wall" if rec.get("wall_s") else ""
+    return (f"`{rec['target']}`, {rec['date']}{wall}, toolkit {commit}, "
+            f"trees {trees}; results/{rec['name']}.json")
+
+
+# --- kinds: extract(tool output) -> (inputs, figures); render(record) -> lines
+
+def _us(ns):
+    return round(ns / 1e3, 1)
+
+
+def bench_latency_extract(data):
+    """run-bench-latency's bench-latency.json."""
+    try:
+        kernels = data["kernels"]
+        inputs = {k: data[k] for k in ("series", "variant", "rounds", "count", "period_us",
+                                       "ports", "rules", "filters")}
+        inputs["kernels"] = list(kernels)
+        if "images" in data:
+            inputs["images"] = data["images"]
+        figures = {}
+        for label, kd in kernels.items():
+            per = {}
+            for kind, s in kd["summary"].items():
+                per[kind] = {f: _us(s[f]) for f in ("median", "p99", "max")}
+                per[kind]["boots_max"] = [_us(b["max"]) for b in kd["boots"][kind]]
+                if kind == "response":
+                    per[kind]["missed"] = [b.get("missed", 0) for b in kd["boots"][kind]]
+            figures[label] = per
+    except (KeyError, TypeError) as e:
+        raise proc.BadInput(f"not run-bench-latency output: no {e}")
+    return inputs, figures
+
+
+LATENCY_ROWS = (("response", "response (deadline to end of send)"),
+                ("wakeup", "wake-up (release to start of send)"),
+                ("op", "send alone"),
+                ("cyclictest", "cyclictest"),
+                ("load-section", "one section of the load"))
+
+
+def _ratio(a, b):
+    return f"{a / b:.2f}x" if b else "-"
+
+
+def bench_latency_render(rec):
+    i, fig = rec["inputs"], rec["figures"]
+    before, after = i["kernels"]
+    lines = [f"{i['rounds']} boots per kernel, {i['count']} sends one every {i['period_us']} us, "
+             f"load: a bridge flooding to {i['ports']} ports, {i['rules']} nftables rules and "
+             f"{i['filters']} tc filters per copy; microseconds, `{before}` / `{after}` "
+             f"(ratio {before} over {after}):", "",
+             "| figure | median | p99 | maximum | per-boot maxima |",
+             "|---|---|---|---|---|"]
+    for kind, title in LATENCY_ROWS:
+        a, b = fig[before][kind], fig[after][kind]
+        cells = [f"{a[f]:g} / {b[f]:g} ({_ratio(a[f], b[f])})" for f in ("median", "p99", "max")]
+        boots = (", ".join(f"{x:g}" for x in a["boots_max"]) + " / "
+                 + ", ".join(f"{x:g}" for x in b["boots_max"]))
+        lines.append(f"| {title} | " + " | ".join(cells) + f" | {boots} |")
+    missed = {k: fig[k]["response"]["missed"] for k in (before, after)}
+    lines += ["", "Deadlines skipped because an earlier send overran them, boot by boot: "
+              + "; ".join(f"`{k}` " + ", ".join(map(str, m)) for k, m in missed.items()) + "."]
+    return lines
+
+
+def audit_extract(data):
+    """nbh-audit's JSON report."""
+    try:
+        summary = data["summary"]
+        inputs = {"tree_version": data["tree_version"], "config": data["config"],
+                  "build_units": data["build"]["units"] if data.get("build") else None,
+                  "directories": len(data["paths"]), "files": data["files"],
+                  "spatch_files": data["spatch_files"]}
+        top = {}
+        for sub, counts in summary["per_subsystem"].items():
+            d = sub.split("/")[0] if not sub.startswith("kernel/bpf") else "kernel/bpf"
+            for verdict, n in counts.items():
+                top.setdefault(d, {}).setdefault(verdict, 0)
+                top[d][verdict] += n
+        figures = {"total": summary["total"], "by_directory": top,
+                   "findings": len(data["findings"])}
+    except (KeyError, TypeError, AttributeError) as e:
+        raise proc.BadInput(f"not nbh-audit output: no {e}")
+    return inputs, figures
+
+
+VERDICTS = ("needs-lock", "converted", "safe", "preempt-only", "not-bh", "unknown")
+
+
+def audit_render(rec):
+    i, fig = rec["inputs"], rec["figures"]
+    units = f", {i['build_units']} compiled units" if i.get("build_units") else ""
+    about = f"{i['about']}; " if i.get("about") else ""
+    lines = [f"{about}Linux {i['tree_version']}, {i['directories']} directories, {i['files']} files"
+             f"{units} ({i['spatch_files']} parsed by spatch); {i['config']}; "
+             f"{fig['findings']} findings:", "",
+             "| directory | " + " | ".join(VERDICTS) + " |",
+             "|---|" + "---|" * len(VERDICTS)]
+    rows = sorted(fig["by_directory"].items(),
+                  key=lambda kv: (-kv[1].get("needs-lock", 0), kv[0]))
+    for d, counts in rows + [("all", fig["total"])]:
+        name = f"**{d}**" if d == "all" else f"`{d}`"
+        lines.append(f"| {name} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS) + " |")
+    return lines
+
+
+KINDS = {"bench-latency": (bench_latency_extract, bench_latency_render),
+         "audit-rt-config": (audit_extract, audit_render)}
+
+
+def kind(name):
+    """(extract, render) of a results name: its kind is the name up to
+    the first '.' (audit-rt-config.6.12 is an audit-rt-config)."""
+    k = name.split(".")[0]
+    if k not in KINDS:
+        raise proc.BadInput(f"no results kind {k!r} (known: {', '.join(sorted(KINDS))})")
+    return KINDS[k]
+
+
+def render(rec):
+    """The Markdown lines of a record, provenance last."""
+    return kind(rec["name"])[1](rec) + ["", provenance(rec)]
