@@ -82,6 +82,9 @@ check-lint:
 	@for f in $(PY_SOURCES); do \
 		$(PY) -c "import ast,sys; ast.parse(open(sys.argv[1]).read())" $$f || exit 1; done
 	@echo "check-lint: $(words $(SH_SOURCES)) shell and $(words $(PY_SOURCES)) Python sources clean"
+	@scripts/readme-figures
+	@out=$$(scripts/test-readme-figures) || { echo "$$out"; exit 1; }; \
+		echo "check-lint: readme-figures: $$(echo "$$out" | grep -c '^ok') of its test cases pass"
 	@out=$$(scripts/check-help) || { echo "$$out"; exit 1; }; \
 		echo "check-lint: $$(echo "$$out" | grep -c '^ok') programs print their usage for --help and do nothing else"
 

@@ -137,11 +137,11 @@ def bench_latency_extract(data):
     return inputs, figures
 
 
-LATENCY_ROWS = (("response", "response (deadline to end of send)"),
-                ("wakeup", "wake-up (release to start of send)"),
-                ("op", "send alone"),
-                ("cyclictest", "cyclictest"),
-                ("load-section", "one section of the load"))
+LATENCY_ROWS = (("response", "response: from the deadline to the end of the send"),
+                ("wakeup", "wake-up: how late against the deadline slept until"),
+                ("op", "the send alone"),
+                ("cyclictest", "cyclictest under the same load"),
+                ("load-section", "one section of the load, measured alone"))
 
 
 def _ratio(a, b):
