@@ -272,11 +272,14 @@ bench-xdp: progs
 # Pristine 6.1-rt (the softirq lock) vs patched without it (rt, no lock
 # debugging): a high-priority task's BH-disabled send and cyclictest on
 # a CPU that low-priority bulk traffic keeps in BH-disabled sections;
-# medians, p99, maxima and their ratios. Two rt kernel builds.
+# medians, p99, maxima and their ratios, kept in results/bench-latency.json
+# for the README. Two rt kernel builds.
 DEBIAN_PACKAGES += rt-tests
 .PHONY: bench-latency
 bench-latency: progs
-	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency
+	start=$$(date +%s) && WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency && \
+	scripts/record-results bench-latency --from $(OUT)/validation/bench-latency.json \
+		--target "make bench-latency" --started $$start
 
 # The tree's own selftests for the converted paths (built by
 # boot-tests/make-selftests: only the BPF objects and helpers they need),
