@@ -721,8 +721,13 @@ class Audit:
 
         def no_edge(t, c):
             # a chain of known context, or a primary interrupt handler
-            # called through irqaction.handler: IRQs off (irqctx.py)
-            return irqctx.chain_head(c) or (c["f"] == irqctx.PRIMARY_CALL and t in primary)
+            # called through irqaction.handler: IRQs off (irqctx.py); or
+            # a call that sleeps, direct or resolved to a sleeping
+            # function: what runs beneath it (the context switch, a
+            # lock's slow path) runs because the caller sleeps, which
+            # softirq and BH-disabled code never do
+            return irqctx.chain_head(c) or (c["f"] == irqctx.PRIMARY_CALL and t in primary) \
+                or c["f"] in K.SLEEPING_CALLS or t.name in K.SLEEPING_CALLS
         parent = {}
         queue = collections.deque()
         for fid, (fn, reason) in sorted(self.entries.items()):

@@ -163,12 +163,17 @@ MAX_FIELD_TARGETS = 40
 # __release_sock(): cond_resched()) never runs in softirq, where
 # sleeping is a bug: the window is outside the caller's section
 # however a softirq entry seems to reach the function (analyze.py).
+# Nor is a call of one a softirq or BH-section edge: what runs beneath
+# it runs because the caller sleeps.
 SLEEPING_CALLS = {"schedule", "schedule_timeout", "schedule_preempt_disabled",
                   "io_schedule", "io_schedule_timeout", "cond_resched", "msleep",
                   "msleep_interruptible", "ssleep", "usleep_range", "mutex_lock",
                   "mutex_lock_interruptible", "mutex_lock_killable", "down", "down_read",
                   "down_write", "wait_for_completion", "wait_for_completion_timeout",
-                  "wait_for_completion_interruptible", "synchronize_rcu", "synchronize_net"}
+                  "wait_for_completion_interruptible", "synchronize_rcu", "synchronize_net",
+                  # take the chain's rw_semaphore / SRCU: callbacks may sleep
+                  "blocking_notifier_call_chain", "blocking_notifier_call_chain_robust",
+                  "srcu_notifier_call_chain"}
 # Macros that call their second..last function argument, first is the pointer.
 INDIRECT_CALL = re.compile(r"^INDIRECT_CALL_(\d|INET|INET4)$")
 
