@@ -61,7 +61,7 @@ RT_CONFIG_REPORT = $(AUDIT_OUT)/audit-6.1-rt-amd64
 .PHONY: audit-rt-config
 audit-rt-config:
 	mkdir -p $(AUDIT_OUT)
-	echo $$(date +%s) > $(RT_CONFIG_REPORT).started
+	echo $$(date +%s) $$(scripts/record-results --describe) > $(RT_CONFIG_REPORT).started
 	test -f $(RT_QUEUE)/config/defines || scripts/fetch-rt-queue --series 6.1 \
 		--version "$$(cat $(RT_QUEUE)/VERSION)" --dest $(RT_QUEUE)
 	scripts/debian-config --queue $(RT_QUEUE) --tree $(TREE_61_RT) --out $(RT_CONFIG_BUILD) \
@@ -70,5 +70,6 @@ audit-rt-config:
 		--json $(RT_CONFIG_REPORT).json --text $(RT_CONFIG_REPORT).txt \
 		--html $(RT_CONFIG_REPORT).html
 	scripts/record-results audit-rt-config --from $(RT_CONFIG_REPORT).json \
-		--target "make audit-rt-config" --started "$$(cat $(RT_CONFIG_REPORT).started)" \
+		--target "make audit-rt-config" --started "$$(cut -d' ' -f1 $(RT_CONFIG_REPORT).started)" \
+		--toolkit "$$(cut -d' ' -f2 $(RT_CONFIG_REPORT).started)" \
 		--about "$$(sed -n '1s/^# //p' $(RT_CONFIG_REPORT).config.txt)"

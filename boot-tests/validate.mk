@@ -277,9 +277,10 @@ bench-xdp: progs
 DEBIAN_PACKAGES += rt-tests
 .PHONY: bench-latency
 bench-latency: progs
-	start=$$(date +%s) && WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency && \
+	start=$$(date +%s) && at=$$(scripts/record-results --describe) && \
+	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency && \
 	scripts/record-results bench-latency --from $(OUT)/validation/bench-latency.json \
-		--target "make bench-latency" --started $$start
+		--target "make bench-latency" --started $$start --toolkit $$at
 
 # The tree's own selftests for the converted paths (built by
 # boot-tests/make-selftests: only the BPF objects and helpers they need),

@@ -63,13 +63,29 @@ def tree_versions():
     return found
 
 
-def record(name, target, inputs, figures, started=None, now=None):
-    """A results record; STARTED (seconds since the epoch) gives wall_s."""
+def describe(repo=None):
+    """repository() as one word, COMMIT or COMMIT+dirty: what a target
+    takes when it starts, for record(..., repo=parse(word))."""
+    repo = repo or repository()
+    return repo["commit"] + ("+dirty" if repo["dirty"] else "")
+
+
+def parse(word):
+    commit, _, dirty = word.partition("+")
+    if not re.fullmatch(r"[0-9a-f]{40}|unknown", commit) or dirty not in ("", "dirty"):
+        raise proc.BadInput(f"{word!r}: not COMMIT or COMMIT+dirty")
+    return {"commit": commit, "dirty": bool(dirty)}
+
+
+def record(name, target, inputs, figures, started=None, now=None, repo=None):
+    """A results record; STARTED (seconds since the epoch) gives wall_s,
+    REPO (parse()) the toolkit's state when the target started (default:
+    now)."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
     rec = {"schema": SCHEMA, "name": name, "target": target,
            "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
            "wall_s": round(now.timestamp() - started) if started else None,
-           "repository": repository(), "trees": tree_versions(),
+           "repository": repo or repository(), "trees": tree_versions(),
            "inputs": inputs, "figures": figures}
     return rec
 
