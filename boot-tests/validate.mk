@@ -167,7 +167,8 @@ stress: progs
 .PHONY: validation-no-conversions
 validation-no-conversions: progs
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-no-conversions --stress $(STRESS_SECONDS) \
-		--expect boot-tests/series/rt-no-bh-lock-alone/expected $(NO_CONVERSIONS_FLAGS)
+		--expect boot-tests/series/rt-no-bh-lock-alone/expected $(NO_CONVERSIONS_FLAGS) \
+		--results no-conversions --results-target "make validation-no-conversions"
 
 # The race of fib6_nh.rt6i_pcpu reached, both sides on one kernel: the
 # stack with the test-only hooks of boot-tests/series/rt-interleave,
@@ -186,9 +187,13 @@ validation-ipv6-pcpu-route: progs
 	$(IPV6_RUN) --append ipv6.pcpu_route_bug=1 \
 		--title "6.1-RT, the stack without the softirq lock, 6.1's BUG_ON() back" \
 		--expect boot-tests/series/rt-interleave/expected-ipv6-bug \
-		--outdir $(OUT)/validation-ipv6-pcpu-route-bug
+		--outdir $(OUT)/validation-ipv6-pcpu-route-bug \
+		--results no-conversions.ipv6-pcpu-route-bug \
+		--results-target "make validation-ipv6-pcpu-route"
 	$(IPV6_RUN) --title "6.1-RT, the stack without the softirq lock" \
-		--must-pass --outdir $(OUT)/validation-ipv6-pcpu-route-fix
+		--must-pass --outdir $(OUT)/validation-ipv6-pcpu-route-fix \
+		--results no-conversions.ipv6-pcpu-route-fix \
+		--results-target "make validation-ipv6-pcpu-route"
 
 # The tasklet handshake of the stack (linux-6.1-rt-no-bh-lock 0001): a
 # tasklet callback on CPU 0 that waits for a tasklet running on CPU 1
@@ -204,9 +209,11 @@ validation-tasklet-wait: progs
 	$(TASKLET_RUN) --append softirq.tasklet_wait_bug=1 \
 		--title "6.1-RT, the stack without the softirq lock, the tasklet wait's self-deadlock back" \
 		--expect boot-tests/series/rt-interleave/expected-tasklet-wait-bug \
-		--outdir $(OUT)/validation-tasklet-wait-bug
+		--outdir $(OUT)/validation-tasklet-wait-bug \
+		--results no-conversions.tasklet-wait-bug --results-target "make validation-tasklet-wait"
 	$(TASKLET_RUN) --title "6.1-RT, the stack without the softirq lock" \
-		--must-pass --outdir $(OUT)/validation-tasklet-wait-fix
+		--must-pass --outdir $(OUT)/validation-tasklet-wait-fix \
+		--results no-conversions.tasklet-wait-fix --results-target "make validation-tasklet-wait"
 
 # The interleaving test: BH sections of tasks on one CPU made to
 # interleave by the test-only patch of boot-tests/series/rt-interleave
@@ -236,11 +243,13 @@ check-interleave-alone: progs
 	$(INTERLEAVE_RUN) --series boot-tests/series/rt-interleave-alone \
 		--title "6.1-RT without the softirq lock or the conversions, BH sections interleaved" \
 		--expect boot-tests/series/rt-interleave-alone/expected \
-		--outdir $(OUT)/interleave-alone
+		--outdir $(OUT)/interleave-alone \
+		--results no-conversions.interleave-alone --results-target "make check-interleave-alone"
 check-interleave-stack: progs
 	$(INTERLEAVE_RUN) --series boot-tests/series/rt-interleave \
 		--title "6.1-RT, the stack without the softirq lock, BH sections interleaved" \
-		--must-pass --outdir $(OUT)/interleave-stack
+		--must-pass --outdir $(OUT)/interleave-stack \
+		--results no-conversions.interleave-stack --results-target "make check-interleave-stack"
 
 # The stack's rt-debug kernel (make check's) through every validation
 # test with RCU's boost priority left at the kernel's default

@@ -226,8 +226,45 @@ def audit_render(rec):
     return lines
 
 
+def boots_extract(data):
+    """run-no-conversions' no-conversions.json: one boot per test."""
+    try:
+        inputs = {k: data[k] for k in ("title", "series", "stress", "append")}
+        inputs["image"] = data.get("image")
+        tests = [{"test": f["test"], "outcome": f["outcome"], "what": f["what"],
+                  "broken": f["broken"]} for f in data["tests"]]
+        expected = [{"line": " ".join(x for x in (e["test"], e["kind"], e["text"]) if x),
+                     "seen": e["seen"]} for e in data["expected"]]
+        figures = {"tests": tests, "broken": sum(t["broken"] for t in tests),
+                   "expected": expected, "must_pass": data.get("must_pass", False)}
+    except (KeyError, TypeError) as e:
+        raise proc.BadInput(f"not run-no-conversions output: no {e}")
+    return inputs, figures
+
+
+def boots_render(rec):
+    i, fig = rec["inputs"], rec["figures"]
+    params = "".join(f", `{a}`" for a in i["append"])
+    lines = [f"{i['title']} (`{i['series']}`), one boot per test, {i['stress']} s stress "
+             f"phases{params}: {fig['broken']} of {len(fig['tests'])} tests failed, "
+             "splatted or took the guest down"
+             + ("; every test had to pass." if fig["must_pass"] else ".")]
+    if fig["expected"]:
+        seen = sum(e["seen"] for e in fig["expected"])
+        lines[0] += (f" Expected breakages seen: {seen} of {len(fig['expected'])}"
+                     + "".join(f"; MISSING `{e['line']}`" for e in fig["expected"]
+                               if not e["seen"]) + ".")
+    lines += ["", "| test | outcome | what it showed |", "|---|---|---|"]
+    for t in fig["tests"]:
+        what = t["what"].replace("|", "/")
+        lines.append(f"| `{t['test']}` | {'**' + t['outcome'] + '**' if t['broken'] else t['outcome']}"
+                     f" | {what} |")
+    return lines
+
+
 KINDS = {"bench-latency": (bench_latency_extract, bench_latency_render),
-         "audit-rt-config": (audit_extract, audit_render)}
+         "audit-rt-config": (audit_extract, audit_render),
+         "no-conversions": (boots_extract, boots_render)}
 
 
 def kind(name):

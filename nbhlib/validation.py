@@ -12,6 +12,7 @@ boot gives the guest the two hub NICs and the validation directory
 OUTDIR/NAME.json (the BootResult) and OUTDIR/NAME.ktap (nbh-boot's KTAP).
 """
 import dataclasses
+import hashlib
 import os
 import re
 
@@ -98,6 +99,13 @@ class Settings:
     test_timeout: int = 900      # seconds per guest test
     stress: int = 0              # seconds per stress phase of a test (nbh.stress=)
     rcu_boost: bool = True       # stress boots raise RCU's boost priority (RCU_BOOST)
+
+
+def image_id(path):
+    """The first 16 hex digits of a kernel image's SHA-256: which build
+    a record was measured on."""
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
 
 
 def check_progs(valdir, prog="udp-check"):
