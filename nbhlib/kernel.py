@@ -59,9 +59,9 @@ def locate(tree, variant, series="none", flavour=""):
     branch = None
     if series != "none":
         only = ser.read(series).only
-        if only not in (None, base):
+        if only == "rt" and not variant.startswith("rt"):
             raise proc.BadInput(f"series {paths.series_name(series)} is for the "
-                                f"{only} trees only, not {tree} {variant}")
+                                f"rt variants only, not {tree} {variant}")
         src = paths.worktree(tree, base, series)
         branch = f"nbh/{tree}-{base}-{paths.series_name(series)}"
     return Kernel(tree, variant, series, src, paths.build_dir(tree, variant, series, flavour),

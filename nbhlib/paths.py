@@ -24,6 +24,15 @@ SERIES_61 = os.path.join(REPO, "generated-patches", "linux-6.1")
 SERIES_BEYOND = os.path.join(REPO, "generated-patches", "linux-6.1-beyond")
 # The stack on top of it that drops the softirq lock (6.1-rt only).
 SERIES_NO_BH_LOCK = os.path.join(REPO, "generated-patches", "linux-6.1-rt-no-bh-lock")
+# The same two for Debian's 6.12, which has upstream's first series: the
+# conversions 6.12 still lacks, and on top of them (rt only) the stack
+# that drops the softirq lock.
+SERIES_612_BEYOND = os.path.join(REPO, "generated-patches", "linux-6.12-beyond")
+SERIES_612_NO_BH_LOCK = os.path.join(REPO, "generated-patches", "linux-6.12-rt-no-bh-lock")
+# The nested-BH series of a tree's patched kernels, and of its kernels
+# without the softirq lock.
+PATCHED_SERIES = {"6.1": SERIES_BEYOND, "6.12": SERIES_612_BEYOND}
+NO_BH_LOCK_SERIES = {"6.1": SERIES_NO_BH_LOCK, "6.12": SERIES_612_NO_BH_LOCK}
 # Configuration flavours: one further fragment each, merged after the
 # variant's (uniprocessor, ...).
 FLAVOURS = ("up", "hrt")

@@ -15,7 +15,8 @@ is read in file-name order, without data.
 A series can stack on another: directive lines of its series file
 
     #: base: ../linux-6.1     the series directory it applies on top of
-    #: only: rt               the trees it is for (rt: the 6.1-rt branch)
+    #: only: rt               the kernels it is for (rt: the PREEMPT_RT
+                              variants, on 6.1 the 6.1-rt branch)
     #: config: no-lock.config a config fragment its kernels are built with
 
 make its patches those of the base, then its own; its config fragments
@@ -58,7 +59,7 @@ class Patch:
 class Series:
     directory: str
     patches: tuple          # the whole stack: the base's, then its own
-    only: str | None = None  # "rt": applies to the rt trees only
+    only: str | None = None  # "rt": applies to the PREEMPT_RT variants only
     configs: tuple = ()     # config fragments: the base's, then its own
 
     @property

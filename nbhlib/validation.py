@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Validation boots of 6.1 kernels: what run-validation, run-mutants,
-run-selftests and run-bench-xdp share.
+"""Validation boots of 6.1 and 6.12 kernels: what run-validation,
+run-mutants, run-selftests and run-bench-xdp share.
 
-A kernel is named KIND-VARIANT[+FLAVOUR] (a Label): KIND pristine (6.1 as
-imported, or the 6.1-rt branch for rt variants) or patched (the same plus
-a series), VARIANT one of nort, nort-debug, rt, rt-debug, FLAVOUR a
-configuration flavour (paths.FLAVOURS: "up" is uniprocessor, booted on
-one vCPU). A validation
+A kernel is named KIND-VARIANT[+FLAVOUR] (a Label, which also knows its
+tree: 6.1 unless said): KIND pristine (the tree as imported, or for 6.1's
+rt variants the 6.1-rt branch; 6.12's PREEMPT_RT is mainline) or patched
+(the same plus a series), VARIANT one of nort, nort-debug, rt, rt-debug,
+FLAVOUR a configuration flavour (paths.FLAVOURS: "up" is uniprocessor,
+booted on one vCPU). A validation
 boot gives the guest the two hub NICs and the validation directory
-(test programs, coverage list) as the 9p share nbhval, and leaves
+(test programs, coverage lists) as the 9p share nbhval, and leaves
 OUTDIR/NAME.json (the BootResult) and OUTDIR/NAME.ktap (nbh-boot's KTAP).
 """
 import dataclasses
@@ -19,7 +20,6 @@ import re
 from . import boot, coverage, hostload, kernel, locksites, paths, proc
 from . import series as ser
 
-TREE = "6.1"
 TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-recursion",
          "backlog", "seg6-bpf", "bpf-csum", "bpf-redirect", "qdisc-redirect", "failslab", "bh-lock",
          # the second series (generated-patches/linux-6.1-beyond)
@@ -32,16 +32,22 @@ TESTS = ("napi-alloc-cache", "tcp-md5sig", "ipv4-tcp-sk", "brnf-frag", "xmit-rec
 KINDS = ("pristine", "patched")
 # Where the guest mounts the validation directory, and what it finds there.
 GUEST_VALDIR = "/tmp/nbh-val"
-COVLIST = "converted-functions"
+
+
+def covlist(tree):
+    """The name of TREE's coverage list in the validation directory (one
+    per tree: boots of both trees may share the directory at once)."""
+    return "converted-functions" + ("" if tree == "6.1" else f"-{tree}")
 
 
 def valdir():
-    """The default validation directory: progs/ and the coverage list."""
+    """The default validation directory: progs/ and the coverage lists."""
     return os.path.join(paths.work(), "val")
 
 
-def outdir():
-    return paths.out("validation")
+def outdir(tree="6.1"):
+    """Where a tree's validation boots leave their results."""
+    return paths.out("validation" + ("" if tree == "6.1" else f"-{tree}"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,16 +55,19 @@ class Label:
     kind: str            # pristine | patched
     variant: str         # nort | nort-debug | rt | rt-debug
     flavour: str = ""    # "" or one of paths.FLAVOURS
+    tree: str = "6.1"    # one of paths.TREES
 
     @classmethod
-    def parse(cls, text):
+    def parse(cls, text, tree="6.1"):
         name, _, flavour = text.partition("+")
         kind, _, variant = name.partition("-")
         if kind not in KINDS or variant not in paths.VARIANTS or \
                 (flavour and flavour not in paths.FLAVOURS):
             raise proc.BadInput(f"bad kernel {text!r} (pristine|patched)-(nort|rt)[-debug]"
                                 f"[+{'|'.join(paths.FLAVOURS)}]")
-        return cls(kind, variant, flavour)
+        if tree not in paths.TREES:
+            raise proc.BadInput(f"unknown tree {tree!r} ({' or '.join(paths.TREES)})")
+        return cls(kind, variant, flavour, tree)
 
     def __str__(self):
         return f"{self.kind}-{self.variant}" + (f"+{self.flavour}" if self.flavour else "")
@@ -79,12 +88,12 @@ class Label:
         return series if self.patched else "none"
 
     def locate(self, series):
-        return kernel.locate(TREE, self.variant, self.series(series), self.flavour)
+        return kernel.locate(self.tree, self.variant, self.series(series), self.flavour)
 
     def build(self, series, log=None):
         """The Kernel, built (nbhlib.kernel); Failure when the build fails."""
         (log or proc.Log("validation"))(f"building {self}")
-        return kernel.build(TREE, self.variant, self.series(series), flavour=self.flavour,
+        return kernel.build(self.tree, self.variant, self.series(series), flavour=self.flavour,
                             log=log)
 
 
@@ -114,8 +123,8 @@ def check_progs(valdir, prog="udp-check"):
         raise proc.BadInput(f"no test programs in {progs} (run: make progs)")
 
 
-def write_coverage_list(series, valdir):
-    coverage.write_list(series, os.path.join(valdir, COVLIST))
+def write_coverage_list(series, valdir, tree="6.1"):
+    coverage.write_list(series, os.path.join(valdir, covlist(tree)))
 
 
 # With coverage, TESTS run between these: which converted functions ran,
@@ -168,7 +177,7 @@ def run(name, label, image, tests, settings, coverage=True, append=(), log=None,
                        timeout=settings.timeout,
                        test_timeout=settings.test_timeout,
                        append=boot.params(progs=f"{GUEST_VALDIR}/progs",
-                                          covlist=f"{GUEST_VALDIR}/{COVLIST}")
+                                          covlist=f"{GUEST_VALDIR}/{covlist(label.tree)}")
                        + tuple(append) + boot.params(patched=int(label.patched),
                                                      stress=settings.stress)
                        + (RCU_BOOST if settings.stress and settings.rcu_boost else ()),
@@ -200,11 +209,11 @@ def lock_sites_of(res):
     return dict(ln.split()[:2] for ln in res.diag("lock-site") if len(ln.split()) >= 2)
 
 
-def make_selftests(valdir):
+def make_selftests(valdir, tree="6.1"):
     """Build the tree's selftests the guest test selftests runs into
-    VALDIR/selftests-6.1 (boot-tests/make-selftests)."""
-    proc.run([os.path.join(paths.REPO, "boot-tests", "make-selftests"), paths.tree_dir(TREE),
-              os.path.join(valdir, "selftests-6.1")], capture="stderr", check=True)
+    VALDIR/selftests-TREE (boot-tests/make-selftests)."""
+    proc.run([os.path.join(paths.REPO, "boot-tests", "make-selftests"), paths.tree_dir(tree),
+              os.path.join(valdir, f"selftests-{tree}")], capture="stderr", check=True)
 
 
 SELFTESTS_FAIL_EVERYWHERE = os.path.join(paths.REPO, "boot-tests", "selftests-fail-everywhere")
