@@ -137,6 +137,8 @@ def bench_latency_extract(data):
         inputs = {k: data[k] for k in ("series", "variant", "rounds", "count", "period_us",
                                        "ports", "rules", "filters")}
         inputs["kernels"] = list(kernels)
+        if "tree" in data:
+            inputs["tree"] = data["tree"]
         if "images" in data:
             inputs["images"] = data["images"]
         figures = {}
@@ -171,7 +173,8 @@ def bench_latency_render(rec):
     lines = [f"{i['rounds']} boots per kernel, {i['count']} sends one every {i['period_us']} us, "
              f"load: a bridge flooding to {i['ports']} ports, {i['rules']} nftables rules and "
              f"{i['filters']} tc filters per copy; microseconds, `{before}` / `{after}` "
-             f"(ratio {before} over {after}):", "",
+             + (f"of Linux {i['tree']} " if "tree" in i else "")
+             + f"(ratio {before} over {after}):", "",
              "| figure | median | p99 | maximum | p99 boot by boot | maximum boot by boot |",
              "|---|---|---|---|---|---|"]
 
@@ -272,12 +275,13 @@ KINDS = {"bench-latency": (bench_latency_extract, bench_latency_render),
 
 
 def kind(name):
-    """(extract, render) of a results name: its kind is the name up to
-    the first '.' (audit-rt-config.6.12 is an audit-rt-config)."""
-    k = name.split(".")[0]
-    if k not in KINDS:
-        raise proc.BadInput(f"no results kind {k!r} (known: {', '.join(sorted(KINDS))})")
-    return KINDS[k]
+    """(extract, render) of a results name: its kind is the name, or the
+    kind the name starts with followed by '.' or '-' (audit-rt-config.6.12
+    and bench-latency-6.12 are an audit-rt-config and a bench-latency)."""
+    for k in KINDS:
+        if name == k or name.startswith((k + ".", k + "-")):
+            return KINDS[k]
+    raise proc.BadInput(f"no results kind for {name!r} (known: {', '.join(sorted(KINDS))})")
 
 
 def render(rec):
