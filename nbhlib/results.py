@@ -272,12 +272,14 @@ KINDS = {"bench-latency": (bench_latency_extract, bench_latency_render),
 
 
 def kind(name):
-    """(extract, render) of a results name: its kind is the name up to
-    the first '.' (audit-rt-config.6.12 is an audit-rt-config)."""
-    k = name.split(".")[0]
-    if k not in KINDS:
+    """(extract, render) of a results name: its kind is the name, or the
+    longest kind the name starts with followed by '.' or '-' (both
+    audit-rt-config.6.12 and audit-rt-config-6.12 are audit-rt-config)."""
+    found = [k for k in KINDS if name == k or name.startswith((k + ".", k + "-"))]
+    if not found:
+        k = name.split(".")[0]
         raise proc.BadInput(f"no results kind {k!r} (known: {', '.join(sorted(KINDS))})")
-    return KINDS[k]
+    return KINDS[max(found, key=len)]
 
 
 def render(rec):
