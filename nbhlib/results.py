@@ -273,13 +273,12 @@ KINDS = {"bench-latency": (bench_latency_extract, bench_latency_render),
 
 def kind(name):
     """(extract, render) of a results name: its kind is the name, or the
-    longest kind the name starts with followed by '.' or '-' (both
-    audit-rt-config.6.12 and audit-rt-config-6.12 are audit-rt-config)."""
-    found = [k for k in KINDS if name == k or name.startswith((k + ".", k + "-"))]
-    if not found:
-        k = name.split(".")[0]
-        raise proc.BadInput(f"no results kind {k!r} (known: {', '.join(sorted(KINDS))})")
-    return KINDS[max(found, key=len)]
+    kind the name starts with followed by '.' or '-' (audit-rt-config.6.12
+    and bench-latency-6.12 are an audit-rt-config and a bench-latency)."""
+    for k in KINDS:
+        if name == k or name.startswith((k + ".", k + "-")):
+            return KINDS[k]
+    raise proc.BadInput(f"no results kind for {name!r} (known: {', '.join(sorted(KINDS))})")
 
 
 def render(rec):
