@@ -85,6 +85,8 @@ check-lint:
 	@scripts/readme-figures
 	@out=$$(scripts/test-readme-figures) || { echo "$$out"; exit 1; }; \
 		echo "check-lint: readme-figures: $$(echo "$$out" | grep -c '^ok') of its test cases pass"
+	@out=$$(scripts/test-debian-config) || { echo "$$out"; exit 1; }; \
+		echo "check-lint: debian-config: $$(echo "$$out" | grep -c '^ok') of its test cases pass"
 	@out=$$(scripts/check-help) || { echo "$$out"; exit 1; }; \
 		echo "check-lint: $$(echo "$$out" | grep -c '^ok') programs print their usage for --help and do nothing else"
 
