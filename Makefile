@@ -6,6 +6,7 @@ WORK ?= /var/tmp/nbh-work
 PY := /usr/bin/python3
 TREE_61 := $(WORK)/trees/linux-6.1
 TREE_612 := $(WORK)/trees/linux-6.12
+TREE_612_RT := $(WORK)/trees/linux-6.12-rt
 OUT := $(WORK)/out
 export WORK
 # The series of the patched kernels: the nested-BH series, and on 6.1-RT
@@ -52,6 +53,12 @@ tree: deps
 	@scripts/prepare-tree 6.12 & p=$$!; \
 	scripts/prepare-tree 6.1 && scripts/prepare-rt-tree; rc=$$?; \
 	wait $$p || rc=1; exit $$rc
+
+# Debian's 6.12 RT tree (6.12 and the PREEMPT_RT queue of Debian's
+# linux-6.12), for the 6.12 targets only: make check does not use it.
+.PHONY: tree-6.12-rt
+tree-6.12-rt: tree
+	@scripts/prepare-rt-tree 6.12
 
 kernel: tree
 	@scripts/kernel $(TREE) $(VARIANT) $(SERIES)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # nbh-audit targets; included by the top Makefile, which defines WORK, PY,
-# TREE_61, TREE_612 and OUT.
+# TREE_61, TREE_612, TREE_612_RT and OUT.
 
 AUDIT_DIR := audit
 AUDIT_OUT = $(OUT)/audit
@@ -74,24 +74,25 @@ audit-rt-config:
 		--toolkit "$$(cut -d' ' -f2 $(RT_CONFIG_REPORT).started)" \
 		--about "$$(sed -n '1s/^# //p' $(RT_CONFIG_REPORT).config.txt)"
 
-# The same on 6.12, where PREEMPT_RT is mainline: Debian's rt-amd64
-# configuration of its linux-6.12 package (config/ of fetch-rt-queue
-# --series 6.12, defines.toml) on the pristine 6.12 tree, which has no RT
-# queue of Debian's applied (triage: audit/triage-6.12-rt-config.md).
+# The same on 6.12: Debian's rt-amd64 configuration of its linux-6.12
+# package (config/ of fetch-rt-queue --series 6.12, defines.toml) on the
+# 6.12 RT tree, 6.12 and the PREEMPT_RT queue of the same package
+# (scripts/prepare-rt-tree 6.12; the queue lets i915 build on PREEMPT_RT,
+# among others) (triage: audit/triage-6.12-rt-config.md).
 RT_QUEUE_612 ?= $(WORK)/rt-queue/6.12
 RT_CONFIG_BUILD_612 ?= $(WORK)/build/6.12-rt-debian-rt-amd64
 RT_CONFIG_REPORT_612 = $(AUDIT_OUT)/audit-6.12-rt-amd64
 
 # Its counts go to results/audit-rt-config-6.12.json.
 .PHONY: audit-rt-config-6.12
-audit-rt-config-6.12:
+audit-rt-config-6.12: tree-6.12-rt
 	mkdir -p $(AUDIT_OUT)
 	echo $$(date +%s) $$(scripts/record-results --describe) > $(RT_CONFIG_REPORT_612).started
 	test -f $(RT_QUEUE_612)/config/defines.toml || scripts/fetch-rt-queue --series 6.12 \
 		--dest $(RT_QUEUE_612)
-	scripts/debian-config --queue $(RT_QUEUE_612) --tree $(TREE_612) \
+	scripts/debian-config --queue $(RT_QUEUE_612) --tree $(TREE_612_RT) \
 		--out $(RT_CONFIG_BUILD_612) --record $(RT_CONFIG_REPORT_612).config.txt
-	$(NBH_AUDIT) --tree $(TREE_612) --build $(RT_CONFIG_BUILD_612) \
+	$(NBH_AUDIT) --tree $(TREE_612_RT) --build $(RT_CONFIG_BUILD_612) \
 		--json $(RT_CONFIG_REPORT_612).json --text $(RT_CONFIG_REPORT_612).txt \
 		--html $(RT_CONFIG_REPORT_612).html
 	scripts/record-results audit-rt-config-6.12 --from $(RT_CONFIG_REPORT_612).json \

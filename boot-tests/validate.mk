@@ -92,13 +92,14 @@ boot-test: progs
 
 # Debian's 6.12 as the product 6.1 is: patched nort-debug (the
 # conversions 6.12 lacks, generated-patches/linux-6.12-beyond) and
-# rt-debug without the softirq lock (generated-patches/linux-6.12-rt-
-# no-bh-lock on top), built and booted through every guest test with
+# rt-debug without the softirq lock (the RT tree, 6.12 and Debian's
+# PREEMPT_RT queue, with generated-patches/linux-6.12-rt-no-bh-lock on
+# top of the conversions), built and booted through every guest test with
 # coverage and contention, as validation does for 6.1. Not in make
 # check (its budget): two more kernel builds and boots.
 SERIES_612_NO_BH_LOCK := generated-patches/linux-6.12-rt-no-bh-lock
 .PHONY: check-6.12
-check-6.12: progs
+check-6.12: progs tree-6.12-rt
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --tree 6.12 \
 		--kernels patched-nort-debug,patched-rt-debug --rt-series $(SERIES_612_NO_BH_LOCK) \
 		--stress-rt-only
@@ -304,10 +305,11 @@ bench-latency: progs
 	scripts/record-results bench-latency --from $(OUT)/validation/bench-latency.json \
 		--target "make bench-latency" --started $$start --toolkit $$at
 
-# The same on Debian's 6.12: pristine 6.12 PREEMPT_RT (mainline, with the
-# softirq lock) vs the 6.12 stack without it; results/bench-latency-6.12.json.
+# The same on Debian's 6.12: its RT kernel (6.12 and Debian's PREEMPT_RT
+# queue, with the softirq lock) vs the 6.12 stack without it;
+# results/bench-latency-6.12.json.
 .PHONY: bench-latency-6.12
-bench-latency-6.12: progs
+bench-latency-6.12: progs tree-6.12-rt
 	start=$$(date +%s) && at=$$(scripts/record-results --describe) && \
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-bench-latency --tree 6.12 && \
 	scripts/record-results bench-latency-6.12 --from $(OUT)/validation-6.12/bench-latency.json \

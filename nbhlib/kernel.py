@@ -78,7 +78,8 @@ def prepare(tree, variant, series="none", log=None, flavour=""):
     k = locate(tree, variant, series, flavour)
     src, base = paths.base_of(tree, variant)
     if not os.path.exists(os.path.join(src, ".git")):
-        raise proc.BadInput(f"tree {tree} ({base}) not prepared (run: make tree)")
+        raise proc.BadInput(f"tree {tree} ({base}) not prepared (run: make tree"
+                            + (f"; scripts/prepare-rt-tree {tree})" if base == "rt" else ")"))
     if k.branch is None:
         return k
     s = ser.read(series)

@@ -47,15 +47,17 @@ def out(*parts):
 
 
 def tree_dir(name):
-    """The git tree of NAME: 6.1, 6.1-rt or 6.12."""
+    """The git tree of NAME: 6.1, 6.1-rt, 6.12 or 6.12-rt."""
     return os.path.join(work(), "trees", "linux-" + name)
 
 
 def base_of(tree, variant):
     """(tree directory, branch) a variant of TREE builds from: the rt
-    variants of 6.1 build the rt branch (6.1 and Debian's RT queue)."""
-    if tree == "6.1" and variant.startswith("rt"):
-        return tree_dir("6.1-rt"), "rt"
+    variants build the rt branch (the tree and Debian's RT queue, as
+    Debian's RT kernel is built: 6.1 cannot select PREEMPT_RT without
+    it, and Debian's 6.12 carries one too)."""
+    if variant.startswith("rt"):
+        return tree_dir(f"{tree}-rt"), "rt"
     return tree_dir(tree), "pristine"
 
 

@@ -16,7 +16,7 @@ A series can stack on another: directive lines of its series file
 
     #: base: ../linux-6.1     the series directory it applies on top of
     #: only: rt               the kernels it is for (rt: the PREEMPT_RT
-                              variants, on 6.1 the 6.1-rt branch)
+                              variants, built from the rt branches)
     #: config: no-lock.config a config fragment its kernels are built with
 
 make its patches those of the base, then its own; its config fragments

@@ -3,9 +3,9 @@
 run-mutants, run-selftests and run-bench-xdp share.
 
 A kernel is named KIND-VARIANT[+FLAVOUR] (a Label, which also knows its
-tree: 6.1 unless said): KIND pristine (the tree as imported, or for 6.1's
-rt variants the 6.1-rt branch; 6.12's PREEMPT_RT is mainline) or patched
-(the same plus a series), VARIANT one of nort, nort-debug, rt, rt-debug,
+tree: 6.1 unless said): KIND pristine (the tree as imported, or for rt
+variants its rt branch: the tree and Debian's PREEMPT_RT queue) or
+patched (the same plus a series), VARIANT one of nort, nort-debug, rt, rt-debug,
 FLAVOUR a configuration flavour (paths.FLAVOURS: "up" is uniprocessor,
 booted on one vCPU). A validation
 boot gives the guest the two hub NICs and the validation directory

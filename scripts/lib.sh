@@ -29,12 +29,14 @@ die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 #   6.1     pristine linux-source-6.1 (branch "pristine")
 #   6.1-rt  worktree of the same repository on branch "rt"
 #   6.12    pristine linux-source-6.12
+#   6.12-rt worktree of the 6.12 repository on branch "rt"
 tree_dir() {
 	case "$1" in
 	6.1) echo "$WORK/trees/linux-6.1" ;;
 	6.1-rt) echo "$WORK/trees/linux-6.1-rt" ;;
 	6.12) echo "$WORK/trees/linux-6.12" ;;
-	*) die "unknown tree '$1' (expected 6.1, 6.1-rt or 6.12)" ;;
+	6.12-rt) echo "$WORK/trees/linux-6.12-rt" ;;
+	*) die "unknown tree '$1' (expected 6.1, 6.1-rt, 6.12 or 6.12-rt)" ;;
 	esac
 }
 
