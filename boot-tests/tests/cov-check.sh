@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Read back what cov-start recorded: one "coverage FUNCTION HITS" line per
 # converted function (HITS summed over CPUs; "inlined" when the function
-# has no symbol). Fails if any function with a symbol has zero hits,
+# has no symbol, "refused" when the kernel refused its kprobe). Fails if
+# any function with a symbol has zero hits, or was refused a probe and no
+# caller of it named in boot-tests/coverage/inlined ran,
 # unless boot-tests/coverage/unreachable names it with its reason (as
 # "pristine:FUNCTION" when only a kernel without the series cannot reach
 # it; run-validation passes nbh.patched=1 for patched kernels; as
@@ -87,6 +89,18 @@ while read -r func; do
 		zero=$((zero + 1))
 	fi
 done <"$state/inlined"
+# A function whose kprobe the kernel refused (cov-start): observed only
+# through the callers boot-tests/coverage/inlined names for it; without
+# such a caller that ran, it was not seen at all.
+while read -r func; do
+	read -r callers ran < <(callers_of "$func")
+	if ((ran > 0)); then
+		echo "coverage $func refused # kprobe refused: credited to $callers, which ran $ran times"
+	else
+		echo "coverage $func refused # NOT SEEN: kprobe refused, and no caller of it named in coverage/inlined ran"
+		zero=$((zero + 1))
+	fi
+done < <(cat "$state/refused" 2>/dev/null)
 if [[ -s $state/kprobe ]]; then
 	echo 0 >"$T/events/nbhcov/enable"
 	echo >"$T/kprobe_events"
