@@ -9,9 +9,7 @@
 . "$(dirname "$0")/val-lib.sh"
 
 # The selftests of the running kernel's tree (6.1 or 6.12).
-release=$(uname -r)
-tree=${release%%.*}.$(v=${release#*.}; echo "${v%%[!0-9]*}")
-src=$VAL/selftests-$tree
+src=$VAL/selftests-$(kernel_tree)
 [[ -d $src ]] || { echo "no selftests in $src (run make-selftests)"; exit 1; }
 cp -a "$src" /tmp/selftests
 # bridge_brouter.sh needs the broute table: the legacy ebtables has it.

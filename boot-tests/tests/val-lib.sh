@@ -10,6 +10,13 @@ set -euo pipefail
 # guest-init makes no /dev/fd; process substitution needs it.
 [[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd
 param() { tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -1; }
+# The tree of the running kernel, MAJOR.MINOR of its release (6.1, 6.12):
+# where the trees' own code behaves differently, a test says what each does.
+kernel_tree() {
+	local r
+	r=$(uname -r)
+	echo "${r%%.*}.$(v=${r#*.}; echo "${v%%[!0-9]*}")"
+}
 VAL=/tmp/nbh-val
 if ! mountpoint -q "$VAL"; then
 	mkdir -p "$VAL"
