@@ -80,10 +80,13 @@ done < <(sort -u "$state/ftrace" "$state/kprobe")
 # nobody named.
 while read -r func; do
 	read -r callers ran < <(callers_of "$func")
+	reason=$(unreachable_reason "$func")
 	if [[ $callers == - ]]; then
 		echo "coverage $func inlined # no symbol: counted in its callers"
 	elif ((ran > 0)); then
 		echo "coverage $func inlined # no symbol: inlined into $callers, which ran $ran times"
+	elif [[ -n $reason ]]; then
+		echo "coverage $func inlined # unreachable here: $reason"
 	else
 		echo "coverage $func inlined # NEVER RAN: no symbol, and its callers $callers never ran"
 		zero=$((zero + 1))
