@@ -25,7 +25,8 @@
 # (nbh.stress= not 0), every lock must have been taken and contended:
 # the guest tests preempt a task inside each converted section and take
 # the section's lock from the preempting task. Unless
-# boot-tests/coverage/uncontended names the lock with its reason;
+# boot-tests/coverage/uncontended names the lock with its reason (as
+# TREE:LOCK when only that tree's kernels cannot contend it, 6.12:...);
 # nbh.locks=LOCK[,LOCK...] (a mutant's boot, which runs the tests of one
 # datum) requires only those. With the
 # softirq lock (PREEMPT_RT with CONFIG_PREEMPT_RT_NEEDS_BH_LOCK, or a
@@ -164,9 +165,11 @@ echo "expected of every nested-BH lock: $require ($why)"
 only=$(param nbh.locks)
 [[ -z $only ]] || echo "required here: $only"
 bad=0
+tree=$(kernel_tree)
 while read -r lock; do
 	n=${taken[$lock]:-0} m=${hits[$lock]:-0}
-	reason=$(awk -v l="$lock" '$1 == l {$1 = ""; sub(/^ /, ""); print}' "$uncontended")
+	reason=$(awk -v l="$lock" -v t="$tree:$lock" '$1 == l || $1 == t {$1 = ""; sub(/^ /, ""); print}' \
+		"$uncontended")
 	need=$require
 	[[ -z $only ]] || grep -qxF -- "$lock" <(tr ',' '\n' <<<"$only") || need=no
 	if [[ $need == zero ]]; then
