@@ -14,6 +14,8 @@ export WORK
 SERIES_61 := generated-patches/linux-6.1
 SERIES_BEYOND := generated-patches/linux-6.1-beyond
 SERIES_NO_BH_LOCK := generated-patches/linux-6.1-rt-no-bh-lock
+# The same stack on Debian's 6.12 RT tree (make check-6.12).
+SERIES_612_NO_BH_LOCK := generated-patches/linux-6.12-rt-no-bh-lock
 
 # Kernel build selection for `make kernel` / `make boot`.
 TREE ?= 6.1

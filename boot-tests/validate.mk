@@ -97,7 +97,6 @@ boot-test: progs
 # top of the conversions), built and booted through every guest test with
 # coverage and contention, as validation does for 6.1. Not in make
 # check (its budget): two more kernel builds and boots.
-SERIES_612_NO_BH_LOCK := generated-patches/linux-6.12-rt-no-bh-lock
 .PHONY: check-6.12
 check-6.12: progs tree-6.12-rt
 	WORK=$(WORK) OUT=$(OUT) boot-tests/run-validation --tree 6.12 \

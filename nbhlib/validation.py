@@ -34,10 +34,16 @@ KINDS = ("pristine", "patched")
 GUEST_VALDIR = "/tmp/nbh-val"
 
 
+def _of_tree(name, tree):
+    """NAME for 6.1, whose files came first, else NAME-TREE: what two
+    trees' boots keep apart."""
+    return name if tree == "6.1" else f"{name}-{tree}"
+
+
 def covlist(tree):
     """The name of TREE's coverage list in the validation directory (one
     per tree: boots of both trees may share the directory at once)."""
-    return "converted-functions" + ("" if tree == "6.1" else f"-{tree}")
+    return _of_tree("converted-functions", tree)
 
 
 def valdir():
@@ -47,7 +53,7 @@ def valdir():
 
 def outdir(tree="6.1"):
     """Where a tree's validation boots leave their results."""
-    return paths.out("validation" + ("" if tree == "6.1" else f"-{tree}"))
+    return paths.out(_of_tree("validation", tree))
 
 
 @dataclasses.dataclass(frozen=True)
